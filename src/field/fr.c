@@ -1,0 +1,124 @@
+/* Fr arithmetic: see fr.h for the representation. */
+#include "fr.h"
+
+#include "mont.h"
+
+#define N G16__FR_LIMBS
+
+const uint64_t g16__fr_modulus[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
+                                     0x73eda753299d7d48ULL};
+const uint64_t g16__fr_n0 = 0xfffffffeffffffffULL;
+const g16_fr g16__fr_one = {{0x00000001fffffffeULL, 0x5884b7fa00034802ULL, 0x998c4fefecbc4ff5ULL,
+                             0x1824b159acc5056fULL}};
+const g16_fr g16__fr_r2 = {{0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL, 0x05d314967254398fULL,
+                            0x0748d9d99f59ff11ULL}};
+const g16_fr g16__fr_generator = {{0x0000000efffffff1ULL, 0x17e363d300189c0fULL, 0xff9c57876f8457b0ULL,
+                                   0x351332208fc5a8c4ULL}};
+static const uint64_t fr_r3[4] = {0xc62c1807439b73afULL, 0x1b3e0d188cf06990ULL, 0x73d13c71c7b5f418ULL,
+                                  0x6e2a5bb9c8db33e9ULL};
+static const uint64_t fr_r_minus_2[4] = {0xfffffffeffffffffULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
+                                         0x73eda753299d7d48ULL};
+
+void g16__fr_add(g16_fr *r, const g16_fr *a, const g16_fr *b) { mont_add(r->l, a->l, b->l, g16__fr_modulus, N); }
+void g16__fr_sub(g16_fr *r, const g16_fr *a, const g16_fr *b) { mont_sub(r->l, a->l, b->l, g16__fr_modulus, N); }
+void g16__fr_neg(g16_fr *r, const g16_fr *a) { mont_neg(r->l, a->l, g16__fr_modulus, N); }
+void g16__fr_dbl(g16_fr *r, const g16_fr *a) { mont_add(r->l, a->l, a->l, g16__fr_modulus, N); }
+void g16__fr_mul(g16_fr *r, const g16_fr *a, const g16_fr *b)
+{
+    mont_mul(r->l, a->l, b->l, g16__fr_modulus, g16__fr_n0, N);
+}
+void g16__fr_sqr(g16_fr *r, const g16_fr *a) { mont_mul(r->l, a->l, a->l, g16__fr_modulus, g16__fr_n0, N); }
+
+void g16__fr_set_zero(g16_fr *r) { memset(r, 0, sizeof *r); }
+void g16__fr_set_one(g16_fr *r) { *r = g16__fr_one; }
+
+void g16__fr_from_u64(g16_fr *r, uint64_t v)
+{
+    g16_fr t = {{v}};
+    g16__fr_mul(r, &t, &g16__fr_r2);
+}
+
+int g16__fr_is_zero(const g16_fr *a) { return mont_is_zero(a->l, N); }
+int g16__fr_is_one(const g16_fr *a) { return mont_eq(a->l, g16__fr_one.l, N); }
+int g16__fr_eq(const g16_fr *a, const g16_fr *b) { return mont_eq(a->l, b->l, N); }
+void g16__fr_cmov(g16_fr *r, const g16_fr *a, int flag) { mont_cmov(r->l, a->l, flag, N); }
+
+void g16__fr_pow(g16_fr *r, const g16_fr *a, const uint64_t *e, size_t nlimbs)
+{
+    g16_fr acc = g16__fr_one, base = *a;
+    for (size_t i = nlimbs * 64; i-- > 0;) {
+        g16__fr_sqr(&acc, &acc);
+        if ((e[i / 64] >> (i % 64)) & 1)
+            g16__fr_mul(&acc, &acc, &base);
+    }
+    *r = acc;
+}
+
+void g16__fr_inv(g16_fr *r, const g16_fr *a) { g16__fr_pow(r, a, fr_r_minus_2, N); }
+
+void g16__fr_inv_var(g16_fr *r, const g16_fr *a)
+{
+    mont_inv_var(r->l, a->l, g16__fr_modulus, g16__fr_n0, fr_r3, N);
+}
+
+int g16__fr_root_of_unity_from(g16_fr *r, const g16_fr *g, unsigned log_n)
+{
+    if (log_n > G16__FR_TWO_ADICITY)
+        return -1;
+    /* e = (r - 1) >> log_n; r - 1 has 32 trailing zero bits, so this is exact. */
+    uint64_t e[N];
+    memcpy(e, g16__fr_modulus, sizeof e);
+    e[0] -= 1;
+    for (unsigned k = 0; k < log_n; k++) {
+        for (size_t i = 0; i + 1 < N; i++)
+            e[i] = (e[i] >> 1) | (e[i + 1] << 63);
+        e[N - 1] >>= 1;
+    }
+    g16__fr_pow(r, g, e, N);
+    return 0;
+}
+
+int g16__fr_root_of_unity(g16_fr *r, unsigned log_n)
+{
+    return g16__fr_root_of_unity_from(r, &g16__fr_generator, log_n);
+}
+
+int g16__fr_from_limbs(g16_fr *r, const uint64_t l[4])
+{
+    if (!mont_lt(l, g16__fr_modulus, N))
+        return -1;
+    g16_fr t;
+    memcpy(t.l, l, sizeof t.l);
+    g16__fr_mul(r, &t, &g16__fr_r2);
+    return 0;
+}
+
+void g16__fr_to_limbs(uint64_t l[4], const g16_fr *a) { mont_reduce(l, a->l, g16__fr_modulus, g16__fr_n0, N); }
+
+int g16__fr_from_be_bytes(g16_fr *r, const uint8_t in[32])
+{
+    uint64_t l[N];
+    limbs_from_be(l, in, N);
+    return g16__fr_from_limbs(r, l);
+}
+
+void g16__fr_to_be_bytes(uint8_t out[32], const g16_fr *a)
+{
+    uint64_t l[N];
+    g16__fr_to_limbs(l, a);
+    limbs_to_be(out, l, N);
+}
+
+int g16__fr_from_le_bytes(g16_fr *r, const uint8_t in[32])
+{
+    uint64_t l[N];
+    limbs_from_le(l, in, N);
+    return g16__fr_from_limbs(r, l);
+}
+
+void g16__fr_to_le_bytes(uint8_t out[32], const g16_fr *a)
+{
+    uint64_t l[N];
+    g16__fr_to_limbs(l, a);
+    limbs_to_le(out, l, N);
+}
