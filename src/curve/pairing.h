@@ -1,0 +1,35 @@
+/*
+ * The optimal ate pairing e: G1 × G2 → GT ⊂ Fp12*, BLS12-381 parameter x = −0xd201000000010000.
+ *
+ * e(P, Q) = final_exp(miller_loop(P, Q)). Inputs are affine points in their subgroups
+ * (not checked here: decoding checks them); infinity in either argument gives 1.
+ * Multi-pairings multiply the Miller loops and do one final exponentiation.
+ * A G2 point can be prepared once (its line coefficients precomputed) when it is
+ * paired many times, as a verifying key's β, γ, δ are.
+ */
+#ifndef G16_CURVE_PAIRING_H
+#define G16_CURVE_PAIRING_H
+
+#include "curve/g1.h"
+#include "curve/g2.h"
+#include "field/fp12.h"
+
+/* Line coefficients of the Miller loop for one G2 point (68 = 63 doublings + 5 additions for |x|). */
+#define G16__PAIRING_LINES 68
+typedef struct {
+    g16_fp2 ell[G16__PAIRING_LINES][3];
+    int infinity;
+} g16__p2_prepared;
+
+void g16__p2_prepare(g16__p2_prepared *out, const g16_p2_affine *q);
+
+void g16__miller_loop(g16_fp12 *r, const g16_p1_affine *p, const g16_p2_affine *q);
+/* r = Π miller_loop(p[i], q[i]) */
+void g16__miller_loop_n(g16_fp12 *r, const g16_p1_affine *p, const g16_p2_affine *q, size_t n);
+void g16__miller_loop_prepared_n(g16_fp12 *r, const g16_p1_affine *p, const g16__p2_prepared *const *q, size_t n);
+void g16__final_exp(g16_fp12 *r, const g16_fp12 *f);
+
+void g16__pairing(g16_fp12 *r, const g16_p1_affine *p, const g16_p2_affine *q);
+void g16__multi_pairing(g16_fp12 *r, const g16_p1_affine *p, const g16_p2_affine *q, size_t n);
+
+#endif /* G16_CURVE_PAIRING_H */
