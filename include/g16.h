@@ -49,11 +49,28 @@ typedef enum {
     G16_ERR_NOT_ON_CURVE,       /* the point does not satisfy the curve equation (or x has no y) */
     G16_ERR_NOT_IN_SUBGROUP,    /* the point is on the curve but outside the prime-order subgroup */
     G16_ERR_SCALAR_RANGE,       /* a scalar field element is >= r */
+    /* files, circuits, proofs */
+    G16_ERR_TRUNCATED,          /* a file or buffer ends before a section it must contain */
+    G16_ERR_FORMAT,             /* a file or buffer is malformed (bad magic, version, count, tag) */
+    G16_ERR_SIZE_MISMATCH,      /* sizes or counts do not match (witness length, query length, domain) */
+    G16_ERR_UNSATISFIED,        /* the witness does not satisfy a constraint */
+    G16_ERR_VERIFY_FAILED,      /* a proof did not verify */
+    G16_ERR_UNSUPPORTED,        /* valid request this build or machine cannot serve */
+    G16_ERR_NO_DEVICE,          /* a GPU was required and none is available */
+    G16_ERR_DEVICE,             /* a GPU (CUDA) call failed */
     G16__STATUS_COUNT
 } g16_status;
 
 /* Fixed, static message for a status code (never NULL; unknown codes get a generic text). */
 const char *g16_strerror(g16_status status);
+
+/* Detail of a failure, filled by functions that take a `g16_error *err` (which may be NULL):
+ * the status and one line of text naming what failed and where (section, byte offset,
+ * constraint index, CUDA call@file:line). Caller-allocated. */
+typedef struct {
+    g16_status status;
+    char msg[256];
+} g16_error;
 
 /* Library version, e.g. "0.1.0". */
 const char *g16_version(void);

@@ -14,6 +14,14 @@ static const char *const status_text[G16__STATUS_COUNT] = {
     [G16_ERR_NOT_ON_CURVE] = "point is not on the curve",
     [G16_ERR_NOT_IN_SUBGROUP] = "point is not in the prime-order subgroup",
     [G16_ERR_SCALAR_RANGE] = "scalar is not less than the group order",
+    [G16_ERR_TRUNCATED] = "input is truncated",
+    [G16_ERR_FORMAT] = "input is malformed",
+    [G16_ERR_SIZE_MISMATCH] = "sizes do not match",
+    [G16_ERR_UNSATISFIED] = "witness does not satisfy the constraints",
+    [G16_ERR_VERIFY_FAILED] = "proof verification failed",
+    [G16_ERR_UNSUPPORTED] = "unsupported request",
+    [G16_ERR_NO_DEVICE] = "no GPU device available",
+    [G16_ERR_DEVICE] = "GPU call failed",
 };
 
 const char *g16_strerror(g16_status status)
