@@ -84,6 +84,26 @@ void g16__fp2_mul_by_nonresidue(g16_fp2 *r, const g16_fp2 *a)
     r->c0 = t;
 }
 
+/* x/2 mod p: add p when x is odd (masked, constant-time), then shift; x + p < 2^382 fits. */
+static void fp_half(g16_fp *r, const g16_fp *a)
+{
+    uint64_t mask = 0 - (a->l[0] & 1), t[6], carry = 0;
+    for (int i = 0; i < 6; i++) {
+        unsigned __int128 s = (unsigned __int128)a->l[i] + (g16__fp_modulus[i] & mask) + carry;
+        t[i] = (uint64_t)s;
+        carry = (uint64_t)(s >> 64);
+    }
+    for (int i = 0; i < 5; i++)
+        r->l[i] = (t[i] >> 1) | (t[i + 1] << 63);
+    r->l[5] = t[5] >> 1;
+}
+
+void g16__fp2_half(g16_fp2 *r, const g16_fp2 *a)
+{
+    fp_half(&r->c0, &a->c0);
+    fp_half(&r->c1, &a->c1);
+}
+
 void g16__fp2_set_zero(g16_fp2 *r) { memset(r, 0, sizeof *r); }
 void g16__fp2_set_one(g16_fp2 *r) { *r = g16__fp2_one; }
 int g16__fp2_is_zero(const g16_fp2 *a) { return g16__fp_is_zero(&a->c0) & g16__fp_is_zero(&a->c1); }

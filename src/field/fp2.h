@@ -20,6 +20,7 @@ void g16__fp2_mul(g16_fp2 *r, const g16_fp2 *a, const g16_fp2 *b);
 void g16__fp2_sqr(g16_fp2 *r, const g16_fp2 *a);
 void g16__fp2_mul_fp(g16_fp2 *r, const g16_fp2 *a, const g16_fp *b);
 void g16__fp2_mul_by_nonresidue(g16_fp2 *r, const g16_fp2 *a); /* r = a·(u + 1) */
+void g16__fp2_half(g16_fp2 *r, const g16_fp2 *a);               /* r = a/2 */
 
 void g16__fp2_set_zero(g16_fp2 *r);
 void g16__fp2_set_one(g16_fp2 *r);
