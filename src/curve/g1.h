@@ -24,7 +24,8 @@ int g16__p1_affine_is_infinity(const g16_p1_affine *a);
 
 void g16__p1_from_affine(g16_p1 *r, const g16_p1_affine *a);
 void g16__p1_to_affine(g16_p1_affine *r, const g16_p1 *a);
-/* n conversions with one field inversion (Montgomery's trick); infinity maps to (0, 0). */
+/* n conversions with one field inversion (Montgomery's trick); infinity maps to (0, 0).
+ * r and a must not overlap (r is used as scratch space). */
 void g16__p1_batch_to_affine(g16_p1_affine *r, const g16_p1 *a, size_t n);
 
 void g16__p1_add(g16_p1 *r, const g16_p1 *a, const g16_p1 *b);                /* complete */
@@ -50,5 +51,8 @@ int g16__p1_affine_on_curve(const g16_p1_affine *a);
  * the point must be on the curve. Infinity is in the subgroup. */
 int g16__p1_in_subgroup(const g16_p1 *a);
 int g16__p1_affine_in_subgroup(const g16_p1_affine *a);
+/* σ(x, y) = (β·x, y), β a primitive cube root of unity in Fp chosen so that σ acts on G1 as
+ * multiplication by −x² (mod r). */
+void g16__p1_sigma(g16_p1 *r, const g16_p1 *a);
 
 #endif /* G16_CURVE_G1_H */

@@ -24,7 +24,8 @@ int g16__p2_affine_is_infinity(const g16_p2_affine *a);
 
 void g16__p2_from_affine(g16_p2 *r, const g16_p2_affine *a);
 void g16__p2_to_affine(g16_p2_affine *r, const g16_p2 *a);
-/* n conversions with one field inversion (Montgomery's trick); infinity maps to (0, 0). */
+/* n conversions with one field inversion (Montgomery's trick); infinity maps to (0, 0).
+ * r and a must not overlap (r is used as scratch space). */
 void g16__p2_batch_to_affine(g16_p2_affine *r, const g16_p2 *a, size_t n);
 
 void g16__p2_add(g16_p2 *r, const g16_p2 *a, const g16_p2 *b);                /* complete */
@@ -50,5 +51,8 @@ int g16__p2_affine_on_curve(const g16_p2_affine *a);
  * the point must be on the curve. Infinity is in the subgroup. */
 int g16__p2_in_subgroup(const g16_p2 *a);
 int g16__p2_affine_in_subgroup(const g16_p2_affine *a);
+/* ψ = twist⁻¹ ∘ Frobenius ∘ twist, an endomorphism of E'(Fp2) that acts on G2 as multiplication
+ * by x (≡ p mod r). */
+void g16__p2_psi(g16_p2 *r, const g16_p2 *a);
 
 #endif /* G16_CURVE_G2_H */
