@@ -23,11 +23,63 @@ void g16__fr_add(g16_fr *r, const g16_fr *a, const g16_fr *b) { mont_add(r->l, a
 void g16__fr_sub(g16_fr *r, const g16_fr *a, const g16_fr *b) { mont_sub(r->l, a->l, b->l, g16__fr_modulus, N); }
 void g16__fr_neg(g16_fr *r, const g16_fr *a) { mont_neg(r->l, a->l, g16__fr_modulus, N); }
 void g16__fr_dbl(g16_fr *r, const g16_fr *a) { mont_add(r->l, a->l, a->l, g16__fr_modulus, N); }
-void g16__fr_mul(g16_fr *r, const g16_fr *a, const g16_fr *b)
+
+void g16__fr_mul_portable(g16_fr *r, const g16_fr *a, const g16_fr *b)
 {
     mont_mul(r->l, a->l, b->l, g16__fr_modulus, g16__fr_n0, N);
 }
-void g16__fr_sqr(g16_fr *r, const g16_fr *a) { mont_mul(r->l, a->l, a->l, g16__fr_modulus, g16__fr_n0, N); }
+
+void g16__fr_sqr_portable(g16_fr *r, const g16_fr *a)
+{
+    mont_mul(r->l, a->l, a->l, g16__fr_modulus, g16__fr_n0, N);
+}
+
+/* Run-time dispatch, as in fp.c: the flags are written once by a load-time constructor
+ * (before any thread can exist) and only read afterwards. */
+static int fr_use_mulx;
+static int fr_cpu_mulx;
+
+#if defined(__x86_64__) && !defined(G16_NO_ASM)
+#include <cpuid.h>
+__attribute__((constructor)) static void fr_detect_cpu(void)
+{
+    unsigned a, b, c, d;
+    if (__get_cpuid_max(0, 0) >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        /* EBX bit 8: BMI2 (MULX), bit 19: ADX (ADCX/ADOX) */
+        fr_cpu_mulx = ((b >> 8) & 1) && ((b >> 19) & 1);
+    }
+    fr_use_mulx = fr_cpu_mulx;
+}
+#define FR_MULX_COMPILED 1
+#else
+#define FR_MULX_COMPILED 0
+#endif
+
+int g16__fr_have_mulx(void) { return fr_cpu_mulx; }
+void g16__fr_force_portable(int on) { fr_use_mulx = on ? 0 : fr_cpu_mulx; }
+
+void g16__fr_mul(g16_fr *r, const g16_fr *a, const g16_fr *b)
+{
+#if FR_MULX_COMPILED
+    if (fr_use_mulx) {
+        g16__fr_mul_mulx(r, a, b);
+        return;
+    }
+#endif
+    g16__fr_mul_portable(r, a, b);
+}
+
+void g16__fr_sqr(g16_fr *r, const g16_fr *a)
+{
+#if FR_MULX_COMPILED
+    if (fr_use_mulx) {
+        g16__fr_sqr_mulx(r, a);
+        return;
+    }
+#endif
+    g16__fr_sqr_portable(r, a);
+}
 
 void g16__fr_set_zero(g16_fr *r) { memset(r, 0, sizeof *r); }
 void g16__fr_set_one(g16_fr *r) { *r = g16__fr_one; }

@@ -32,6 +32,19 @@ void g16__fr_dbl(g16_fr *r, const g16_fr *a);
 void g16__fr_mul(g16_fr *r, const g16_fr *a, const g16_fr *b);
 void g16__fr_sqr(g16_fr *r, const g16_fr *a);
 
+/* As for Fp, multiplication and squaring pick at load time (CPUID) between the x86-64
+ * MULX/ADCX/ADOX path (fr_x86.c) and the portable path; both are exported for the tests. */
+void g16__fr_mul_portable(g16_fr *r, const g16_fr *a, const g16_fr *b);
+void g16__fr_sqr_portable(g16_fr *r, const g16_fr *a);
+/* 1 when the MULX/ADX path is compiled in and this CPU supports it. */
+int g16__fr_have_mulx(void);
+/* Forces the portable path (on = 1) or restores the CPUID choice (on = 0); for tests and benchmarks. */
+void g16__fr_force_portable(int on);
+#if defined(__x86_64__)
+void g16__fr_mul_mulx(g16_fr *r, const g16_fr *a, const g16_fr *b);
+void g16__fr_sqr_mulx(g16_fr *r, const g16_fr *a);
+#endif
+
 void g16__fr_set_zero(g16_fr *r);
 void g16__fr_set_one(g16_fr *r);
 void g16__fr_from_u64(g16_fr *r, uint64_t v);
