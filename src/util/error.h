@@ -9,4 +9,8 @@
 g16_status g16__error(g16_error *err, g16_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Prepends formatted text to err->msg (no-op when err is NULL), truncating the old text if the
+ * whole would not fit; the status is unchanged. For callers adding context ("circuit 3: "). */
+void g16__error_prefix(g16_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif
