@@ -1,0 +1,242 @@
+/* MSM parts that do not depend on the group: scalar classification, plan, task running. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "field/fr.h"
+#include "msm/msm_internal.h"
+#include "util/error.h"
+#include "util/threads.h"
+
+/* Scalars per classification chunk: large enough that the per-chunk bookkeeping is noise,
+ * small enough to spread over the threads. */
+#define PREP_CHUNK ((size_t)1 << 14)
+
+typedef struct {
+    const g16_fr *scalars;
+    size_t nscalars;
+    const uint64_t *density;
+    size_t nchunks;
+    /* per chunk: counts in pass 1, then exclusive prefix sums (start offsets) for pass 2 */
+    size_t *nothers, *nones, *nbits;
+    g16__msm_prep *p;
+} prep_ctx;
+
+static int density_bit(const uint64_t *density, size_t i)
+{
+    return density == NULL || ((density[i / 64] >> (i % 64)) & 1);
+}
+
+static void prep_count(void *vctx, size_t begin, size_t end)
+{
+    prep_ctx *x = vctx;
+    for (size_t ch = begin; ch < end; ch++) {
+        size_t lo = ch * PREP_CHUNK, hi = lo + PREP_CHUNK < x->nscalars ? lo + PREP_CHUNK : x->nscalars;
+        size_t no = 0, n1 = 0, nb = 0;
+        for (size_t i = lo; i < hi; i++) {
+            if (!density_bit(x->density, i))
+                continue;
+            nb++;
+            const g16_fr *k = &x->scalars[i];
+            if (g16__fr_is_zero(k))
+                continue;
+            if (g16__fr_is_one(k))
+                n1++;
+            else
+                no++;
+        }
+        x->nothers[ch] = no;
+        x->nones[ch] = n1;
+        x->nbits[ch] = nb;
+    }
+}
+
+static void prep_fill(void *vctx, size_t begin, size_t end)
+{
+    prep_ctx *x = vctx;
+    g16__msm_prep *p = x->p;
+    for (size_t ch = begin; ch < end; ch++) {
+        size_t lo = ch * PREP_CHUNK, hi = lo + PREP_CHUNK < x->nscalars ? lo + PREP_CHUNK : x->nscalars;
+        size_t no = x->nothers[ch], n1 = x->nones[ch], base = x->nbits[ch];
+        for (size_t i = lo; i < hi; i++) {
+            if (!density_bit(x->density, i))
+                continue;
+            const g16_fr *k = &x->scalars[i];
+            if (g16__fr_is_zero(k)) {
+                /* nothing */
+            } else if (g16__fr_is_one(k)) {
+                p->ones[n1++] = (uint32_t)base;
+            } else {
+                g16__fr_to_limbs(p->scal[no], k);
+                p->oidx[no++] = (uint32_t)base;
+            }
+            base++;
+        }
+    }
+}
+
+void g16__msm_prep_free(g16__msm_prep *p)
+{
+    free(p->scal);
+    free(p->oidx);
+    free(p->ones);
+    memset(p, 0, sizeof *p);
+}
+
+g16_status g16__msm_prepare(g16__msm_prep *p, const g16_fr *scalars, size_t nscalars, const uint64_t *density,
+                            size_t nbases, int nthreads, g16_error *err)
+{
+    g16_status st = G16_OK;
+    prep_ctx x = {scalars, nscalars, density, (nscalars + PREP_CHUNK - 1) / PREP_CHUNK, NULL, NULL, NULL, p};
+    memset(p, 0, sizeof *p);
+    size_t nc = x.nchunks ? x.nchunks : 1;
+    x.nothers = malloc(nc * sizeof(size_t));
+    x.nones = malloc(nc * sizeof(size_t));
+    x.nbits = malloc(nc * sizeof(size_t));
+    if (!x.nothers || !x.nones || !x.nbits) {
+        st = g16__error(err, G16_ERR_NOMEM, "msm: classification counters (%zu chunks)", nc);
+        goto cleanup;
+    }
+    g16__msm_run(nthreads, x.nchunks, prep_count, &x);
+    size_t to = 0, t1 = 0, tb = 0;
+    for (size_t ch = 0; ch < x.nchunks; ch++) {
+        size_t o = x.nothers[ch], n1 = x.nones[ch], b = x.nbits[ch];
+        x.nothers[ch] = to;
+        x.nones[ch] = t1;
+        x.nbits[ch] = tb;
+        to += o;
+        t1 += n1;
+        tb += b;
+    }
+    if (tb != nbases) {
+        st = g16__error(err, G16_ERR_SIZE_MISMATCH, "msm: %zu bases but the density bitmap selects %zu of %zu scalars",
+                        nbases, tb, nscalars);
+        goto cleanup;
+    }
+    p->nothers = to;
+    p->nones = t1;
+    p->scal = malloc((to ? to : 1) * sizeof *p->scal);
+    p->oidx = malloc((to ? to : 1) * sizeof *p->oidx);
+    p->ones = malloc((t1 ? t1 : 1) * sizeof *p->ones);
+    if (!p->scal || !p->oidx || !p->ones) {
+        st = g16__error(err, G16_ERR_NOMEM, "msm: prepared scalars (%zu non-trivial, %zu ones)", to, t1);
+        g16__msm_prep_free(p);
+        goto cleanup;
+    }
+    g16__msm_run(nthreads, x.nchunks, prep_fill, &x);
+cleanup:
+    free(x.nothers);
+    free(x.nones);
+    free(x.nbits);
+    return st;
+}
+
+g16_status g16__msm_check_opts(const g16__msm_opts *opts, int *nthreads, g16_error *err)
+{
+    int t = opts ? opts->nthreads : 0;
+    if (opts) {
+        if (opts->nthreads < 0)
+            return g16__error(err, G16_ERR_ARG, "msm: nthreads %d < 0", opts->nthreads);
+        if (opts->window > 20)
+            return g16__error(err, G16_ERR_ARG, "msm: window %u > 20", opts->window);
+        if (opts->accum != 0 && opts->accum != G16__MSM_ACCUM_XYZZ && opts->accum != G16__MSM_ACCUM_AFFINE)
+            return g16__error(err, G16_ERR_ARG, "msm: unknown accumulation mode %d", opts->accum);
+        if (opts->batch != 0 && (opts->batch < 2 || opts->batch > (1u << 16)))
+            return g16__error(err, G16_ERR_ARG, "msm: batch %u outside [2, 65536]", opts->batch);
+    }
+    if (t == 0)
+        t = g16__nthreads();
+    *nthreads = t < 1 ? 1 : t;
+    return G16_OK;
+}
+
+/*
+ * Window size by the number n of non-trivial scalars. Cost per window ≈ n affine additions
+ * (≈ 6 field multiplications) + 2·2^(c-1) XYZZ additions (≈ 12) for the running sums, times
+ * ceil(256/c) windows. Table measured with bench_msm --sweep (bench/RESULTS.md).
+ */
+static const struct {
+    size_t max_n;
+    unsigned c1, c2; /* G1, G2 */
+} window_table[] = {
+    {3, 2, 2},        {15, 3, 3},       {63, 4, 4},        {255, 5, 5},        {1023, 7, 7},
+    {4095, 9, 9},     {16383, 11, 11},  {65535, 12, 12},   {262143, 14, 14},   {1048575, 15, 15},
+    {4194303, 16, 16}, {16777215, 17, 17}, {(size_t)-1, 18, 18},
+};
+
+unsigned g16__msm_window_for(size_t n, int g2)
+{
+    size_t i = 0;
+    while (n > window_table[i].max_n)
+        i++;
+    return g2 ? window_table[i].c2 : window_table[i].c1;
+}
+
+void g16__msm_make_plan(g16__msm_plan *pl, const g16__msm_prep *p, const g16__msm_opts *opts, int nthreads, int g2)
+{
+    unsigned c = opts && opts->window ? opts->window : g16__msm_window_for(p->nothers, g2);
+    pl->c = c;
+    pl->nwin = (256 + c - 1) / c;
+    /* Enough tasks to keep every thread busy (2 per thread evens out the narrow top window),
+     * but never ranges so short that their bucket reductions dominate. */
+    size_t want = nthreads > 1 ? 2 * (size_t)nthreads : 1;
+    size_t nch = (want + pl->nwin - 1) / pl->nwin;
+    size_t min_range = (size_t)1 << c;
+    if (nch > 1 && p->nothers / nch < min_range)
+        nch = p->nothers / min_range > 1 ? p->nothers / min_range : 1;
+    pl->nchunks = p->nothers ? nch : 0;
+    size_t ones_per = (size_t)1 << 14;
+    size_t noc = (p->nones + ones_per - 1) / ones_per;
+    if (noc > (size_t)nthreads)
+        noc = (size_t)nthreads;
+    pl->nones_chunks = noc;
+    pl->ntasks = (size_t)pl->nwin * pl->nchunks + pl->nones_chunks;
+
+    size_t per_task = pl->nchunks ? p->nothers / pl->nchunks : 0;
+    pl->accum = opts && opts->accum ? opts->accum
+                                    : (per_task >= G16__MSM_AFFINE_MIN ? G16__MSM_ACCUM_AFFINE : G16__MSM_ACCUM_XYZZ);
+    unsigned b = opts && opts->batch ? opts->batch : 0;
+    if (b == 0) {
+        /* a quarter of the buckets keeps bucket collisions inside a batch rare (≈ 1 in 8) */
+        b = c >= 3 ? 1u << (c - 3) : 2;
+        if (b < 64)
+            b = 64;
+        if (b > 1024)
+            b = 1024;
+    }
+    pl->batch = b;
+}
+
+size_t g16__msm_window_buckets(const g16__msm_plan *pl, unsigned w)
+{
+    size_t full = (size_t)1 << (pl->c - 1);
+    unsigned lo = w * pl->c;
+    if (w + 1 < pl->nwin || lo >= 255)
+        return w + 1 < pl->nwin ? full : 1;
+    /* top window: bits [lo, 255) of a scalar < 2^255, plus the carry of the window below */
+    unsigned bits = 255 - lo;
+    size_t top = ((size_t)1 << bits);
+    return top < full ? top : full;
+}
+
+int g16__msm_limit_threads(const g16__msm_opts *opts)
+{
+    if (!opts || opts->nthreads <= 0)
+        return -1;
+    return g16__threads_set_limit(opts->nthreads);
+}
+
+void g16__msm_restore_threads(int prev)
+{
+    if (prev >= 0)
+        g16__threads_set_limit(prev);
+}
+
+void g16__msm_run(int nthreads, size_t ntasks, void (*fn)(void *ctx, size_t begin, size_t end), void *ctx)
+{
+    if (ntasks == 0)
+        return;
+    if (nthreads > 1)
+        g16__parallel_for(ntasks, 1, fn, ctx);
+    else
+        fn(ctx, 0, ntasks);
+}

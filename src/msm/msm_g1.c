@@ -1,0 +1,23 @@
+/* MSM over G1: msm_tmpl.h instantiated with Fp. */
+#include "curve/g1.h"
+#include "field/fp.h"
+#include "msm/msm.h"
+
+#define FE g16_fp
+#define FE_ONE (&g16__fp_one)
+#define fe_add g16__fp_add
+#define fe_sub g16__fp_sub
+#define fe_dbl g16__fp_dbl
+#define fe_neg g16__fp_neg
+#define fe_mul g16__fp_mul
+#define fe_sqr g16__fp_sqr
+#define fe_inv_var g16__fp_inv_var
+#define fe_is_zero g16__fp_is_zero
+#define fe_eq g16__fp_eq
+#define AFF g16_p1_affine
+#define JAC g16_p1
+#define jac_set_inf g16__p1_set_infinity
+#define MSM_G2 0
+#define MSM_NAME(x) g16__p1_##x
+
+#include "msm/msm_tmpl.h"

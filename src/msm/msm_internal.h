@@ -1,0 +1,84 @@
+/*
+ * Internals of the MSM shared by the G1 and G2 instantiations (msm_g1.c, msm_g2.c include
+ * msm_tmpl.h): the scalar classification pass, Booth digits, the work plan, task running.
+ *
+ * Prepared scalars (g16__msm_prep): the non-trivial scalars ("others") as canonical 4-limb
+ * little-endian integers (< r) with the index of their base, and the base indices of the
+ * scalars equal to one; both lists in increasing base order. Zero scalars and scalars whose
+ * density bit is clear are absent. Owned by the prep (g16__msm_prep_free).
+ */
+#ifndef G16_MSM_INTERNAL_H
+#define G16_MSM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "g16.h"
+#include "msm/msm.h"
+
+typedef struct {
+    size_t nothers, nones;
+    uint64_t (*scal)[4]; /* nothers canonical scalars */
+    uint32_t *oidx;      /* nothers base indices */
+    uint32_t *ones;      /* nones base indices */
+} g16__msm_prep;
+
+/* Fills p from the scalars (see msm.h for density); nbases is checked against the density
+ * bitmap. On error p holds nothing to free. */
+g16_status g16__msm_prepare(g16__msm_prep *p, const g16_fr *scalars, size_t nscalars, const uint64_t *density,
+                            size_t nbases, int nthreads, g16_error *err);
+void g16__msm_prep_free(g16__msm_prep *p);
+
+/* Checks opts and returns the thread count to plan for (>= 1). */
+g16_status g16__msm_check_opts(const g16__msm_opts *opts, int *nthreads, g16_error *err);
+
+/* Below this many points per task a batch would hold too few additions to pay for its
+ * inversion: such tasks accumulate in XYZZ coordinates instead. */
+#define G16__MSM_AFFINE_MIN 512
+
+/* The work split of one MSM. */
+typedef struct {
+    unsigned c;        /* window bits */
+    unsigned nwin;     /* ceil(256 / c) */
+    unsigned batch;    /* affine batch size (accum == AFFINE) */
+    int accum;         /* G16__MSM_ACCUM_XYZZ or _AFFINE */
+    size_t nchunks;    /* ranges the others are split into (per window) */
+    size_t nones_chunks;
+    size_t ntasks;     /* nwin * nchunks + nones_chunks */
+} g16__msm_plan;
+
+void g16__msm_make_plan(g16__msm_plan *pl, const g16__msm_prep *p, const g16__msm_opts *opts, int nthreads,
+                        int g2);
+
+/* Number of buckets of window w (digits 1..that value occur; the top window is narrower). */
+size_t g16__msm_window_buckets(const g16__msm_plan *pl, unsigned w);
+
+/* When opts asks for k threads, caps the pool for this thread's calls at k (g16__threads_set_limit)
+ * and returns the previous cap, else returns -1; g16__msm_restore_threads undoes it. */
+int g16__msm_limit_threads(const g16__msm_opts *opts);
+void g16__msm_restore_threads(int prev);
+
+/* Runs fn(ctx, i, i + 1) for i < ntasks: inline when nthreads == 1, else through g16__parallel_for. */
+void g16__msm_run(int nthreads, size_t ntasks, void (*fn)(void *ctx, size_t begin, size_t end), void *ctx);
+
+/* Signed Booth digit of window w (c bits) of the canonical scalar k < 2^255:
+ * d_w = v_w + b_{wc-1} − 2^c·b_{wc+c-1}, where v_w is bits [wc, wc + c) and b_j bit j;
+ * Σ_w d_w·2^(wc) = k when ceil(256/c) windows are used, and |d_w| <= 2^(c-1). */
+static inline int64_t g16__msm_booth_digit(const uint64_t k[4], unsigned w, unsigned c)
+{
+    /* t = bits [wc − 1, wc + c] (c + 1 bits; bit −1 is zero) */
+    uint64_t t;
+    unsigned lo = w * c;
+    if (lo == 0) {
+        t = (k[0] << 1) & ((2ULL << c) - 1);
+    } else {
+        unsigned pos = lo - 1, limb = pos / 64, sh = pos % 64;
+        t = limb < 4 ? k[limb] >> sh : 0;
+        if (sh + c + 1 > 64 && limb + 1 < 4)
+            t |= k[limb + 1] << (64 - sh);
+        t &= (2ULL << c) - 1;
+    }
+    return (int64_t)((t + 1) >> 1) - (int64_t)((t >> c) << c);
+}
+
+#endif /* G16_MSM_INTERNAL_H */

@@ -1,0 +1,567 @@
+/*
+ * The MSM for one group, written once over a field: included by msm_g1.c (Fp, G1) and
+ * msm_g2.c (Fp2, G2) after they define
+ *   FE                  field element type; FE_ONE: an expression of type const FE * for 1
+ *   fe_add fe_sub fe_dbl fe_neg fe_mul fe_sqr fe_inv_var fe_is_zero fe_eq   (field.h API)
+ *   AFF, JAC            affine and Jacobian point types; jac_set_inf(JAC *)
+ *   MSM_G2              0 or 1; MSM_NAME(x): the public function name for x (msm_var, ...)
+ *
+ * Point representations used inside (both variable-time, for public data):
+ *   affine buckets      (x, y) with a per-bucket "filled" flag (an empty bucket is infinity).
+ *   XYZZ                (X, Y, ZZ, ZZZ) with x = X/ZZ, y = Y/ZZZ and ZZ³ = ZZZ²; ZZ = 0 is
+ *                       infinity. Formulas of Cohen–Miyaji–Ono as listed in the Explicit-Formulas
+ *                       Database (add-2008-s, madd-2008-s, dbl-2008-s-1), with the a = 0 curve:
+ *                       general add 12M+2S, mixed add 8M+2S, doubling 6M+3S (roughly).
+ *
+ * Batched affine addition: bucket B += P for up to `batch` distinct buckets at once. λ needs
+ * 1/(x_P − x_B) (or 1/(2y_B) when doubling); the denominators are multiplied together, the
+ * product is inverted once, and each inverse is recovered from the prefix products
+ * (Montgomery's trick): 3M per addition plus the shared inversion, then λ, x3 = λ² − x_B − x_P,
+ * y3 = λ(x_B − x3) − y_B: 5M+1S per addition against 8M+2S for a mixed XYZZ addition.
+ * A point whose bucket is already in the current batch waits for the next batch (pending
+ * list); if it collides again it is added into a per-bucket XYZZ overflow accumulator, so a
+ * pathological input (all scalars equal) costs at most the XYZZ price, never one batch per point.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "msm/msm_internal.h"
+#include "util/error.h"
+
+typedef struct {
+    FE x, y, zz, zzz;
+} xyzz;
+
+/* ---------------- XYZZ arithmetic (variable-time) ---------------- */
+
+static void xyzz_set_inf(xyzz *r) { memset(r, 0, sizeof *r); }
+static int xyzz_is_inf(const xyzz *a) { return fe_is_zero(&a->zz); }
+
+static void xyzz_from_affine(xyzz *r, const AFF *p, int neg)
+{
+    r->x = p->x;
+    if (neg)
+        fe_neg(&r->y, &p->y);
+    else
+        r->y = p->y;
+    r->zz = *FE_ONE;
+    r->zzz = *FE_ONE;
+}
+
+static void xyzz_dbl(xyzz *r, const xyzz *a)
+{
+    FE u, v, w, s, m, t;
+    if (xyzz_is_inf(a) || fe_is_zero(&a->y)) {
+        xyzz_set_inf(r);
+        return;
+    }
+    fe_dbl(&u, &a->y);       /* U = 2Y */
+    fe_sqr(&v, &u);          /* V = U² */
+    fe_mul(&w, &u, &v);      /* W = U·V */
+    fe_mul(&s, &a->x, &v);   /* S = X·V */
+    fe_sqr(&m, &a->x);
+    fe_dbl(&t, &m);
+    fe_add(&m, &m, &t);      /* M = 3X² (a = 0) */
+    fe_mul(&r->zz, &a->zz, &v);
+    fe_mul(&r->zzz, &a->zzz, &w);
+    fe_sqr(&t, &m);
+    fe_sub(&t, &t, &s);
+    fe_sub(&t, &t, &s);      /* X3 = M² − 2S */
+    fe_sub(&s, &s, &t);
+    fe_mul(&s, &m, &s);      /* M(S − X3) */
+    fe_mul(&w, &w, &a->y);
+    fe_sub(&r->y, &s, &w);   /* Y3 = M(S − X3) − W·Y */
+    r->x = t;
+}
+
+/* r += (neg ? −p : p), p affine and not infinity. */
+static void xyzz_madd(xyzz *r, const AFF *p, int neg)
+{
+    FE u2, s2, pp, ppp, q, t, py;
+    if (xyzz_is_inf(r)) {
+        xyzz_from_affine(r, p, neg);
+        return;
+    }
+    if (neg)
+        fe_neg(&py, &p->y);
+    else
+        py = p->y;
+    fe_mul(&u2, &p->x, &r->zz);
+    fe_mul(&s2, &py, &r->zzz);
+    fe_sub(&u2, &u2, &r->x); /* P = U2 − X1 */
+    fe_sub(&s2, &s2, &r->y); /* R = S2 − Y1 */
+    if (fe_is_zero(&u2)) {
+        if (fe_is_zero(&s2)) {
+            xyzz a;
+            xyzz_from_affine(&a, p, neg);
+            xyzz_dbl(r, &a);
+        } else {
+            xyzz_set_inf(r);
+        }
+        return;
+    }
+    fe_sqr(&pp, &u2);
+    fe_mul(&ppp, &pp, &u2);
+    fe_mul(&q, &r->x, &pp);
+    fe_mul(&r->zz, &r->zz, &pp);
+    fe_mul(&r->zzz, &r->zzz, &ppp);
+    fe_sqr(&t, &s2);
+    fe_sub(&t, &t, &ppp);
+    fe_sub(&t, &t, &q);
+    fe_sub(&t, &t, &q);      /* X3 = R² − PPP − 2Q */
+    fe_sub(&q, &q, &t);
+    fe_mul(&q, &s2, &q);     /* R(Q − X3) */
+    fe_mul(&ppp, &r->y, &ppp);
+    fe_sub(&r->y, &q, &ppp); /* Y3 = R(Q − X3) − Y1·PPP */
+    r->x = t;
+}
+
+/* r += b (general addition). */
+static void xyzz_add(xyzz *r, const xyzz *b)
+{
+    FE u1, u2, s1, s2, pp, ppp, q, t;
+    if (xyzz_is_inf(b))
+        return;
+    if (xyzz_is_inf(r)) {
+        *r = *b;
+        return;
+    }
+    fe_mul(&u1, &r->x, &b->zz);
+    fe_mul(&u2, &b->x, &r->zz);
+    fe_mul(&s1, &r->y, &b->zzz);
+    fe_mul(&s2, &b->y, &r->zzz);
+    fe_sub(&u2, &u2, &u1); /* P */
+    fe_sub(&s2, &s2, &s1); /* R */
+    if (fe_is_zero(&u2)) {
+        if (fe_is_zero(&s2))
+            xyzz_dbl(r, r);
+        else
+            xyzz_set_inf(r);
+        return;
+    }
+    fe_sqr(&pp, &u2);
+    fe_mul(&ppp, &pp, &u2);
+    fe_mul(&q, &u1, &pp);
+    fe_mul(&r->zz, &r->zz, &b->zz);
+    fe_mul(&r->zz, &r->zz, &pp);
+    fe_mul(&r->zzz, &r->zzz, &b->zzz);
+    fe_mul(&r->zzz, &r->zzz, &ppp);
+    fe_sqr(&t, &s2);
+    fe_sub(&t, &t, &ppp);
+    fe_sub(&t, &t, &q);
+    fe_sub(&t, &t, &q);
+    fe_sub(&q, &q, &t);
+    fe_mul(&q, &s2, &q);
+    fe_mul(&ppp, &s1, &ppp);
+    fe_sub(&r->y, &q, &ppp);
+    r->x = t;
+}
+
+/* out = a as a Jacobian point with Z = 1 (or the curve layer's infinity): one inversion. */
+static void xyzz_to_jac_normalized(JAC *out, const xyzz *a)
+{
+    FE d, inv;
+    if (xyzz_is_inf(a)) {
+        jac_set_inf(out);
+        return;
+    }
+    fe_mul(&d, &a->zz, &a->zzz);
+    fe_inv_var(&inv, &d);             /* 1/(ZZ·ZZZ) */
+    fe_mul(&d, &inv, &a->zzz);        /* 1/ZZ */
+    fe_mul(&out->x, &a->x, &d);
+    fe_mul(&d, &inv, &a->zz);         /* 1/ZZZ */
+    fe_mul(&out->y, &a->y, &d);
+    out->z = *FE_ONE;
+}
+
+static int aff_is_inf(const AFF *p) { return fe_is_zero(&p->x) && fe_is_zero(&p->y); }
+
+/* ---------------- bucket accumulation ---------------- */
+
+typedef struct {
+    uint32_t b;   /* bucket */
+    uint32_t neg; /* add −P instead of P */
+    const AFF *p;
+} entry;
+
+enum { K_ADD, K_DBL, K_INF };
+
+typedef struct {
+    size_t nb;          /* buckets */
+    int affine;         /* accumulation mode */
+    AFF *bk;            /* affine buckets */
+    uint8_t *filled;
+    uint32_t *stamp;    /* batch number in which the bucket is scheduled */
+    uint32_t cur;       /* current batch number (starts at 1; stamps start at 0) */
+    xyzz *ovf;          /* XYZZ buckets: overflow (affine mode) or the buckets (XYZZ mode); lazy */
+    entry *batch, *pend, *retry;
+    uint8_t *kind;
+    FE *prefix;
+    size_t nbatch, npend, cap, pcap;
+    int nomem;
+} acc_state;
+
+static void acc_free(acc_state *s)
+{
+    free(s->bk);
+    free(s->filled);
+    free(s->stamp);
+    free(s->ovf);
+    free(s->batch);
+    free(s->pend);
+    free(s->retry);
+    free(s->kind);
+    free(s->prefix);
+}
+
+static int acc_init(acc_state *s, size_t nb, int affine, size_t cap)
+{
+    memset(s, 0, sizeof *s);
+    s->nb = nb;
+    s->affine = affine;
+    s->cur = 1;
+    if (!affine)
+        return (s->ovf = calloc(nb, sizeof *s->ovf)) != NULL;
+    s->cap = cap;
+    s->pcap = cap / 2; /* < cap, so re-adding the pending list never fills a batch by itself */
+    s->bk = malloc(nb * sizeof *s->bk);
+    s->filled = calloc(nb, 1);
+    s->stamp = calloc(nb, sizeof *s->stamp);
+    s->batch = malloc(cap * sizeof *s->batch);
+    s->pend = malloc((s->pcap + 1) * sizeof *s->pend);
+    s->retry = malloc((s->pcap + 1) * sizeof *s->retry);
+    s->kind = malloc(cap);
+    s->prefix = malloc(cap * sizeof *s->prefix);
+    return s->bk && s->filled && s->stamp && s->batch && s->pend && s->retry && s->kind && s->prefix;
+}
+
+static void acc_overflow(acc_state *s, const entry *e)
+{
+    if (!s->ovf) {
+        s->ovf = calloc(s->nb, sizeof *s->ovf);
+        if (!s->ovf) {
+            s->nomem = 1;
+            return;
+        }
+    }
+    xyzz_madd(&s->ovf[e->b], e->p, (int)e->neg);
+}
+
+/* The batch: every scheduled bucket is filled and appears once. */
+static void acc_run_batch(acc_state *s)
+{
+    FE acc = *FE_ONE, inv, den, num, dinv, lam, t, py;
+    size_t m = s->nbatch;
+    for (size_t j = 0; j < m; j++) {
+        const entry *e = &s->batch[j];
+        const AFF *a = &s->bk[e->b];
+        fe_sub(&den, &e->p->x, &a->x);
+        s->kind[j] = K_ADD;
+        if (fe_is_zero(&den)) {
+            if (e->neg)
+                fe_neg(&py, &e->p->y);
+            else
+                py = e->p->y;
+            /* same x: P = B doubles (unless y = 0, a 2-torsion point), P = −B cancels */
+            if (fe_eq(&py, &a->y) && !fe_is_zero(&a->y)) {
+                s->kind[j] = K_DBL;
+                fe_dbl(&den, &a->y);
+            } else {
+                s->kind[j] = K_INF;
+                continue;
+            }
+        }
+        s->prefix[j] = acc;
+        fe_mul(&acc, &acc, &den);
+    }
+    fe_inv_var(&inv, &acc);
+    for (size_t j = m; j-- > 0;) {
+        const entry *e = &s->batch[j];
+        AFF *a = &s->bk[e->b];
+        if (s->kind[j] == K_INF) {
+            s->filled[e->b] = 0;
+            continue;
+        }
+        if (s->kind[j] == K_ADD) {
+            fe_sub(&den, &e->p->x, &a->x);
+            if (e->neg) {
+                fe_add(&num, &e->p->y, &a->y);
+                fe_neg(&num, &num);
+            } else {
+                fe_sub(&num, &e->p->y, &a->y);
+            }
+        } else {
+            fe_dbl(&den, &a->y);
+            fe_sqr(&t, &a->x);
+            fe_dbl(&num, &t);
+            fe_add(&num, &num, &t);
+        }
+        fe_mul(&dinv, &inv, &s->prefix[j]);
+        fe_mul(&inv, &inv, &den);
+        fe_mul(&lam, &num, &dinv);
+        fe_sqr(&t, &lam);
+        fe_sub(&t, &t, &a->x);
+        fe_sub(&t, &t, &e->p->x); /* x3 = λ² − x_B − x_P (x_P = x_B when doubling) */
+        fe_sub(&num, &a->x, &t);
+        fe_mul(&num, &lam, &num);
+        fe_sub(&a->y, &num, &a->y); /* y3 = λ(x_B − x3) − y_B */
+        a->x = t;
+    }
+    s->nbatch = 0;
+    s->cur++;
+}
+
+static void acc_push(acc_state *s, const entry *e, int retried);
+
+static void acc_flush(acc_state *s)
+{
+    acc_run_batch(s);
+    /* the waiting points get one more chance, in the new batch */
+    entry *r = s->pend;
+    size_t nr = s->npend;
+    s->pend = s->retry;
+    s->retry = r;
+    s->npend = 0;
+    for (size_t i = 0; i < nr; i++)
+        acc_push(s, &r[i], 1);
+}
+
+static void acc_push(acc_state *s, const entry *e, int retried)
+{
+    if (!s->affine) {
+        xyzz_madd(&s->ovf[e->b], e->p, (int)e->neg);
+        return;
+    }
+    uint32_t b = e->b;
+    if (!s->filled[b] && s->stamp[b] != s->cur) {
+        s->bk[b].x = e->p->x;
+        if (e->neg)
+            fe_neg(&s->bk[b].y, &e->p->y);
+        else
+            s->bk[b].y = e->p->y;
+        s->filled[b] = 1;
+        return;
+    }
+    if (s->stamp[b] == s->cur) {
+        if (!retried && s->npend < s->pcap)
+            s->pend[s->npend++] = *e;
+        else
+            acc_overflow(s, e);
+        return;
+    }
+    s->stamp[b] = s->cur;
+    s->batch[s->nbatch++] = *e;
+    if (s->nbatch == s->cap)
+        acc_flush(s);
+}
+
+static void acc_finish(acc_state *s)
+{
+    if (!s->affine)
+        return;
+    while (s->nbatch || s->npend)
+        acc_flush(s);
+}
+
+/* Bucket content (affine part plus overflow) into the running sum. */
+static void acc_bucket_into(xyzz *sum, const acc_state *s, size_t b)
+{
+    if (s->affine && s->filled[b])
+        xyzz_madd(sum, &s->bk[b], 0);
+    if (s->ovf)
+        xyzz_add(sum, &s->ovf[b]);
+}
+
+/* out = Σ_b (b + 1)·bucket_b by running sums from the top bucket down. */
+static void acc_reduce_weighted(xyzz *out, const acc_state *s)
+{
+    xyzz sum, tot;
+    xyzz_set_inf(&sum);
+    xyzz_set_inf(&tot);
+    for (size_t b = s->nb; b-- > 0;) {
+        acc_bucket_into(&sum, s, b);
+        xyzz_add(&tot, &sum);
+    }
+    *out = tot;
+}
+
+static void acc_reduce_plain(xyzz *out, const acc_state *s)
+{
+    xyzz sum;
+    xyzz_set_inf(&sum);
+    for (size_t b = 0; b < s->nb; b++)
+        acc_bucket_into(&sum, s, b);
+    *out = sum;
+}
+
+/* ---------------- tasks ---------------- */
+
+typedef struct {
+    const AFF *bases;
+    const g16__msm_prep *p;
+    const g16__msm_plan *pl;
+    xyzz *res;         /* one per task */
+    int *nomem;        /* one per task */
+} msm_ctx;
+
+static void range_of(size_t n, size_t parts, size_t j, size_t *lo, size_t *hi)
+{
+    *lo = n / parts * j + (j < n % parts ? j : n % parts);
+    *hi = *lo + n / parts + (j < n % parts);
+}
+
+/* Window w over the j-th range of the non-trivial scalars. */
+static int window_task(msm_ctx *x, unsigned w, size_t j, xyzz *out)
+{
+    const g16__msm_plan *pl = x->pl;
+    const g16__msm_prep *p = x->p;
+    acc_state s;
+    size_t lo, hi;
+    int ok = 0;
+    range_of(p->nothers, pl->nchunks, j, &lo, &hi);
+    if (!acc_init(&s, g16__msm_window_buckets(pl, w), pl->accum == G16__MSM_ACCUM_AFFINE, pl->batch))
+        goto cleanup;
+    for (size_t i = lo; i < hi; i++) {
+        int64_t d = g16__msm_booth_digit(p->scal[i], w, pl->c);
+        if (d == 0)
+            continue;
+        const AFF *pt = &x->bases[p->oidx[i]];
+        if (aff_is_inf(pt))
+            continue;
+        entry e = {(uint32_t)((d < 0 ? -d : d) - 1), d < 0, pt};
+        acc_push(&s, &e, 0);
+    }
+    acc_finish(&s);
+    if (s.nomem)
+        goto cleanup;
+    acc_reduce_weighted(out, &s);
+    ok = 1;
+cleanup:
+    acc_free(&s);
+    return ok;
+}
+
+/* The j-th range of the scalars equal to one, summed through `batch` lanes (the lane of a point is
+ * its position modulo the lane count, so a batch never collides). */
+static int ones_task(msm_ctx *x, size_t j, xyzz *out)
+{
+    const g16__msm_plan *pl = x->pl;
+    const g16__msm_prep *p = x->p;
+    acc_state s;
+    size_t lo, hi, lanes;
+    int ok = 0;
+    range_of(p->nones, pl->nones_chunks, j, &lo, &hi);
+    int affine = pl->accum == G16__MSM_ACCUM_AFFINE && hi - lo >= G16__MSM_AFFINE_MIN;
+    lanes = affine ? pl->batch : 1;
+    if (!acc_init(&s, lanes, affine, lanes))
+        goto cleanup;
+    for (size_t i = lo; i < hi; i++) {
+        const AFF *pt = &x->bases[p->ones[i]];
+        if (aff_is_inf(pt))
+            continue;
+        entry e = {(uint32_t)(i % lanes), 0, pt};
+        acc_push(&s, &e, 0);
+    }
+    acc_finish(&s);
+    if (s.nomem)
+        goto cleanup;
+    acc_reduce_plain(out, &s);
+    ok = 1;
+cleanup:
+    acc_free(&s);
+    return ok;
+}
+
+static void msm_task(void *vctx, size_t begin, size_t end)
+{
+    msm_ctx *x = vctx;
+    const g16__msm_plan *pl = x->pl;
+    size_t nwt = (size_t)pl->nwin * pl->nchunks;
+    for (size_t t = begin; t < end; t++) {
+        int ok;
+        if (t < nwt)
+            ok = window_task(x, (unsigned)(t / pl->nchunks), t % pl->nchunks, &x->res[t]);
+        else
+            ok = ones_task(x, t - nwt, &x->res[t]);
+        x->nomem[t] = !ok;
+    }
+}
+
+/* Σ_w 2^(wc)·(Σ_j res[w][j]) + Σ ones. */
+static void combine(xyzz *out, const msm_ctx *x)
+{
+    const g16__msm_plan *pl = x->pl;
+    xyzz acc;
+    xyzz_set_inf(&acc);
+    if (pl->nchunks) {
+        for (unsigned w = pl->nwin; w-- > 0;) {
+            for (unsigned k = 0; k < pl->c && !xyzz_is_inf(&acc); k++)
+                xyzz_dbl(&acc, &acc);
+            for (size_t j = 0; j < pl->nchunks; j++)
+                xyzz_add(&acc, &x->res[(size_t)w * pl->nchunks + j]);
+        }
+    }
+    size_t nwt = (size_t)pl->nwin * pl->nchunks;
+    for (size_t t = nwt; t < pl->ntasks; t++)
+        xyzz_add(&acc, &x->res[t]);
+    *out = acc;
+}
+
+static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr *scalars, size_t nscalars,
+                          const uint64_t *density, const g16__msm_opts *opts, g16_error *err)
+{
+    g16_status st;
+    int nthreads, prev_limit = -1;
+    g16__msm_prep p;
+    g16__msm_plan pl;
+    msm_ctx x = {bases, &p, &pl, NULL, NULL};
+    memset(&p, 0, sizeof p);
+    if ((st = g16__msm_check_opts(opts, &nthreads, err)) != G16_OK)
+        return st;
+    if ((nbases && !bases) || (nscalars && !scalars) || !r)
+        return g16__error(err, G16_ERR_ARG, "msm: NULL argument");
+    if (nscalars >= G16__MSM_MAX_POINTS || nbases >= G16__MSM_MAX_POINTS)
+        return g16__error(err, G16_ERR_UNSUPPORTED, "msm: %zu points (at most 2^32 - 2)", nscalars);
+    if (!density && nbases != nscalars)
+        return g16__error(err, G16_ERR_SIZE_MISMATCH, "msm: %zu bases for %zu scalars", nbases, nscalars);
+    prev_limit = g16__msm_limit_threads(opts);
+    if ((st = g16__msm_prepare(&p, scalars, nscalars, density, nbases, nthreads, err)) != G16_OK)
+        goto cleanup;
+    g16__msm_make_plan(&pl, &p, opts, nthreads, MSM_G2);
+    x.res = malloc((pl.ntasks ? pl.ntasks : 1) * sizeof *x.res);
+    x.nomem = calloc(pl.ntasks ? pl.ntasks : 1, sizeof *x.nomem);
+    if (!x.res || !x.nomem) {
+        st = g16__error(err, G16_ERR_NOMEM, "msm: %zu task results", pl.ntasks);
+        goto cleanup;
+    }
+    g16__msm_run(nthreads, pl.ntasks, msm_task, &x);
+    for (size_t t = 0; t < pl.ntasks; t++) {
+        if (x.nomem[t]) {
+            st = g16__error(err, G16_ERR_NOMEM, "msm: buckets of task %zu (window %u bits)", t, pl.c);
+            goto cleanup;
+        }
+    }
+    xyzz sum;
+    combine(&sum, &x);
+    xyzz_to_jac_normalized(r, &sum);
+cleanup:
+    g16__msm_restore_threads(prev_limit);
+    free(x.res);
+    free(x.nomem);
+    g16__msm_prep_free(&p);
+    return st;
+}
+
+g16_status MSM_NAME(msm_var)(JAC *r, const AFF *bases, const g16_fr *scalars, size_t n, const g16__msm_opts *opts,
+                             g16_error *err)
+{
+    return msm_run(r, bases, n, scalars, n, NULL, opts, err);
+}
+
+g16_status MSM_NAME(msm_density_var)(JAC *r, const AFF *bases, size_t nbases, const g16_fr *scalars,
+                                     size_t nscalars, const uint64_t *density, const g16__msm_opts *opts,
+                                     g16_error *err)
+{
+    return msm_run(r, bases, nbases, scalars, nscalars, density, opts, err);
+}
