@@ -2,7 +2,7 @@
 # Installs what g16 needs to build and test on a fresh Debian machine (run as root).
 # Idempotent: packages already present are not reinstalled.
 set -euo pipefail
-pkgs=(build-essential cmake libgmp-dev libcmocka-dev clang libclang-rt-dev nodejs npm)
+pkgs=(build-essential cmake libgmp-dev libcmocka-dev libssl-dev clang libclang-rt-dev nodejs npm)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
