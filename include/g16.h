@@ -111,6 +111,159 @@ g16_status g16_p2_affine_deserialize(g16_p2_affine *out, const uint8_t in[192]);
 g16_status g16_p2_affine_uncompress_unchecked(g16_p2_affine *out, const uint8_t in[96]);
 g16_status g16_p2_affine_deserialize_unchecked(g16_p2_affine *out, const uint8_t in[192]);
 
+/* ---- constraint systems (r1cs) ----
+ * A rank-1 constraint system over Fr, built and compiled exactly as bellman/bellperson do it
+ * (Filecoin's circuits are bellperson circuits), so that its matrices and densities match the
+ * parameter files bellman's setup writes.
+ *
+ * Variables: g16_var is a handle. Input (public) variable k is the value k; auxiliary (private)
+ * variable j is G16_VAR_AUX | j. Input 0 is the constant ONE (G16_VAR_ONE), allocated by
+ * g16_cs_create with value 1. Inputs and aux variables may be allocated in any interleaving;
+ * each kind is numbered in its own allocation order (at most 2^31 − 1 of each).
+ *
+ * Full witness w (bellman's input_assignment followed by aux_assignment): w[k] = input k for
+ * k < num_inputs (w[0] = 1), w[num_inputs + j] = aux j; length num_inputs + num_aux. Column c
+ * of the compiled matrices multiplies w[c].
+ *
+ * Constraints: enforce(a, b, c) states <a,w>·<b,w> = <c,w>. Each linear combination is
+ * normalized when enforced, as bellperson's LinearCombination does: terms ordered by column
+ * (inputs first), repeated variables merged by adding coefficients, zero coefficients dropped.
+ *
+ * Finalize (what bellman's prover and generator both do after synthesis): one constraint
+ * input_k · 0 = 0 is appended per input k, in input order (A row {(k, 1)}, B and C empty), so
+ * every input is in the A query. Rows m = constraints + num_inputs; the evaluation domain is
+ * N = the smallest power of two >= m. N > 2^28 (the largest NTT) is refused with
+ * G16_ERR_UNSUPPORTED. Every aux variable must occur in some row of A, B or C (bellman's setup
+ * refuses unconstrained variables: their L-query point would be infinity); finalize reports the
+ * first one that does not with G16_ERR_ARG.
+ *
+ * Evaluations (bellman's a, b, c vectors): a_i = <A_i, w> for i < m and a_i = 0 for m <= i < N;
+ * b and c likewise.
+ *
+ * Densities (bellman's DensityTracker; an aux or input "occurs" in a matrix when it has a
+ * nonzero coefficient in one of its rows after normalization — bellperson skips zero terms):
+ *   A query: every input is dense; aux j is dense iff it occurs in A       (a_aux_density)
+ *   B query: input k is dense iff it occurs in B                            (b_input_density)
+ *            aux j is dense iff it occurs in B                              (b_aux_density)
+ *   C has no density (the L query covers every aux, IC every input).
+ * So a bellman parameter file for this circuit holds: ic = num_inputs, l = num_aux, h = N − 1,
+ * a = num_inputs + |a_aux_density|, b_g1 = b_g2 = |b_input_density| + |b_aux_density| points
+ * (bellman's setup drops the A/B points at infinity: exactly the non-dense columns, except with
+ * negligible probability over tau). Bitmaps: bit i in word i/64, least significant bit first.
+ *
+ * Memory of the compiled form: per row 4 bytes in each of A, B, C (12; 8 each past 2^32
+ * entries in one matrix), per nonzero entry 8 bytes (32-bit column, 32-bit id into a shared
+ * coefficient dictionary; 1 and −1 are ids 0 and 1, multiplied for free), 32 bytes per distinct
+ * coefficient, 3 bits per variable. Measured (g16_r1cs_info.memory_bytes / m, demo circuits at
+ * m = 2^16, tests/test_r1cs): "bits" 46.5 bytes per constraint, "field" 46.5.
+ *
+ * Ownership: g16_cs, g16_lc and g16_r1cs are created and destroyed by the functions below
+ * (destroy accepts NULL). None is thread-safe while being modified; a g16_r1cs is immutable and
+ * may be read from many threads at once. Functions copy values in; none keeps a caller pointer.
+ */
+typedef uint32_t g16_var;
+#define G16_VAR_ONE ((g16_var)0)
+#define G16_VAR_AUX ((g16_var)0x80000000u)
+
+typedef struct g16_cs g16_cs;
+typedef struct g16_lc g16_lc;
+typedef struct g16_r1cs g16_r1cs;
+
+/* g16_cs_create flags */
+#define G16_CS_WITNESS 1u /* record a value for every variable (alloc must then give one) */
+
+g16_status g16_cs_create(g16_cs **out, unsigned flags);
+void g16_cs_destroy(g16_cs *cs);
+/* Allocate a variable. value: required (copied) with G16_CS_WITNESS, ignored without. */
+g16_status g16_cs_alloc_input(g16_cs *cs, const g16_fr *value, g16_var *out, g16_error *err);
+g16_status g16_cs_alloc_aux(g16_cs *cs, const g16_fr *value, g16_var *out, g16_error *err);
+/* The recorded value of v (G16_CS_WITNESS only; G16_ERR_ARG for an unknown variable). */
+g16_status g16_cs_value(const g16_cs *cs, g16_var v, g16_fr *out);
+/* Adds <a,w>·<b,w> = <c,w>. NULL stands for the empty (zero) combination. The lcs are only read.
+ * G16_ERR_ARG for a variable not allocated yet (the cs is then unchanged), G16_ERR_UNSUPPORTED
+ * once constraints + inputs exceed 2^28. */
+g16_status g16_cs_enforce(g16_cs *cs, const g16_lc *a, const g16_lc *b, const g16_lc *c, g16_error *err);
+uint64_t g16_cs_num_inputs(const g16_cs *cs); /* including ONE */
+uint64_t g16_cs_num_aux(const g16_cs *cs);
+uint64_t g16_cs_num_constraints(const g16_cs *cs); /* enforced so far (no input constraints) */
+/* Appends the input constraints and compiles the matrices into a new g16_r1cs (*out, owned by
+ * the caller), moving the matrix memory out of cs. Afterwards cs accepts no more alloc, enforce
+ * or finalize but still serves g16_cs_value / g16_cs_witness. On a G16_ERR_ARG /
+ * G16_ERR_UNSUPPORTED failure cs is unchanged. */
+g16_status g16_cs_finalize(g16_cs *cs, g16_r1cs **out, g16_error *err);
+/* Copies the full witness (layout above) into w, w_len = num_inputs + num_aux
+ * (G16_ERR_SIZE_MISMATCH otherwise; G16_ERR_ARG without G16_CS_WITNESS). */
+g16_status g16_cs_witness(const g16_cs *cs, g16_fr *w, size_t w_len, g16_error *err);
+
+/* Linear combinations: an unordered list of (variable, coefficient) terms; normalized at enforce. */
+g16_status g16_lc_create(g16_lc **out);
+void g16_lc_destroy(g16_lc *lc);
+void g16_lc_clear(g16_lc *lc); /* keeps the memory for reuse */
+/* lc += coeff·v (coeff NULL means 1). */
+g16_status g16_lc_add(g16_lc *lc, g16_var v, const g16_fr *coeff);
+/* lc −= coeff·v (coeff NULL means 1). */
+g16_status g16_lc_sub(g16_lc *lc, g16_var v, const g16_fr *coeff);
+/* lc += scale·other (scale NULL means 1; other may be lc itself). */
+g16_status g16_lc_add_lc(g16_lc *lc, const g16_lc *other, const g16_fr *scale);
+
+typedef enum { G16_MATRIX_A = 0, G16_MATRIX_B = 1, G16_MATRIX_C = 2 } g16_matrix;
+typedef enum { G16_DENSITY_A_AUX = 0, G16_DENSITY_B_INPUT = 1, G16_DENSITY_B_AUX = 2 } g16_density;
+
+typedef struct {
+    uint64_t num_inputs;      /* including ONE */
+    uint64_t num_aux;
+    uint64_t num_constraints; /* rows m, the input constraints included */
+    uint64_t domain_size;     /* N = 2^log_domain_size >= m */
+    uint32_t log_domain_size;
+    uint64_t nnz[3];          /* nonzero entries of A, B, C */
+    uint64_t num_coeffs;      /* distinct coefficients in the dictionary (1 and −1 included) */
+    uint64_t density[3];      /* dense counts, indexed by g16_density */
+    uint64_t memory_bytes;    /* heap bytes held by the compiled form */
+} g16_r1cs_info;
+
+void g16_r1cs_destroy(g16_r1cs *r);
+void g16_r1cs_get_info(const g16_r1cs *r, g16_r1cs_info *info);
+/* Row `row` of matrix m: up to cap (column, coefficient) pairs in column order into cols/coeffs
+ * (either may be NULL when cap is 0); *len = the row's full length. G16_ERR_ARG for a row >= m. */
+g16_status g16_r1cs_row(const g16_r1cs *r, g16_matrix m, uint64_t row, uint32_t *cols, g16_fr *coeffs, size_t cap,
+                        size_t *len);
+/* A density bitmap (owned by r, valid until g16_r1cs_destroy); *nbits its length in bits. */
+const uint64_t *g16_r1cs_density(const g16_r1cs *r, g16_density which, uint64_t *nbits);
+/* a = A·w, b = B·w, c = C·w, each of n = domain_size elements (rows >= m zero), computed on all
+ * threads. Any of a, b, c may be NULL (not computed). w_len must be num_inputs + num_aux and
+ * n the domain size (G16_ERR_SIZE_MISMATCH). Time depends only on the circuit, not on w. */
+g16_status g16_r1cs_eval(const g16_r1cs *r, const g16_fr *w, size_t w_len, g16_fr *a, g16_fr *b, g16_fr *c,
+                         size_t n, g16_error *err);
+/* G16_OK when w satisfies every row; G16_ERR_UNSATISFIED naming the first failing row (or
+ * w[0] != 1); G16_ERR_SIZE_MISMATCH for a wrong w_len. */
+g16_status g16_r1cs_check(const g16_r1cs *r, const g16_fr *w, size_t w_len, g16_error *err);
+
+/* File format "G16R1CS" version 1 (documented in src/r1cs/io.c): header, coefficient dictionary,
+ * per matrix the row lengths and the entries, XXH64 checksum. Loading checks everything (counts,
+ * lengths, column order and range, coefficients < r and nonzero, input constraints, unconstrained
+ * aux, checksum) and reports G16_ERR_TRUNCATED / G16_ERR_FORMAT (G16_ERR_UNSUPPORTED for N >
+ * 2^28) with the section name and byte offset in err->msg. A loaded r1cs saves back byte for byte. */
+uint64_t g16_r1cs_serialized_size(const g16_r1cs *r);
+g16_status g16_r1cs_save(const g16_r1cs *r, const char *path, g16_error *err);
+/* buf_len must equal g16_r1cs_serialized_size (G16_ERR_SIZE_MISMATCH). */
+g16_status g16_r1cs_save_buffer(const g16_r1cs *r, uint8_t *buf, size_t buf_len, g16_error *err);
+g16_status g16_r1cs_load(g16_r1cs **out, const char *path, g16_error *err);
+/* Borrows buf for the duration of the call. */
+g16_status g16_r1cs_load_buffer(g16_r1cs **out, const uint8_t *buf, size_t buf_len, g16_error *err);
+
+/* Built-in demo circuits with a satisfying witness, deterministic from the seed:
+ *   G16_DEMO_BITS: boolean-heavy like Filecoin's SHA-256 gadgets: full field elements decomposed
+ *     into 255 bits (b·(1−b) = 0 and a packing row), AND / XOR of 64-bit bit vectors, packed
+ *     words; 4 public inputs (packed words). Witness values mostly 0 and 1.
+ *   G16_DEMO_FIELD: a chain x' = x·y + c (c from 64 round constants) with linear mixing rows,
+ *     full-size field values; 2 public inputs (the start and the end of the chain).
+ * The result is an unfinalized cs created with G16_CS_WITNESS (caller destroys it) whose
+ * finalized form has exactly num_constraints rows (input constraints included: 2^k gives a full
+ * domain of 2^k). num_constraints from 512 to 2^28 (G16_ERR_ARG outside). */
+typedef enum { G16_DEMO_BITS = 0, G16_DEMO_FIELD = 1 } g16_demo_kind;
+g16_status g16_demo_circuit(g16_cs **out, g16_demo_kind kind, uint64_t num_constraints, uint64_t seed,
+                            g16_error *err);
+
 #ifdef __cplusplus
 }
 #endif
