@@ -33,6 +33,130 @@ static size_t mpz_to_limbs(uint64_t *l, size_t cap, const mpz_t z)
     return count;
 }
 
+static void limbs_to_mpz(mpz_t z, const uint64_t *l, size_t n) { mpz_import(z, n, -1, sizeof(uint64_t), 0, 0, l); }
+
+/* a random value of the wide domain: high half < p, low half anything */
+static void rand_wide(g16__fp_wide *t)
+{
+    g16_fp h;
+    tu_rand_fp(&h);
+    for (int i = 0; i < 6; i++)
+        t->l[i] = tu_rand64();
+    memcpy(t->l + 6, h.l, sizeof h.l); /* any value < p works as raw limbs */
+}
+
+/* Wide products and Montgomery reduction, portable and MULX, against GMP on raw limbs:
+ * operands up to 2p − 1 (the unreduced sums the tower feeds them), reductions of values up to
+ * p·2^384 − 1. Then the wide-domain add/sub modulo p·2^384. */
+static void test_wide_and_redc(void **state)
+{
+    (void)state;
+    mpz_t p, pr, za, zb, zt, want, got, rinv;
+    mpz_inits(p, pr, za, zb, zt, want, got, rinv, NULL);
+    tu_mpz_p(p);
+    mpz_mul_2exp(pr, p, 384);
+    mpz_set_ui(rinv, 1);
+    mpz_mul_2exp(rinv, rinv, 384);
+    mpz_invert(rinv, rinv, p);
+    for (int it = 0; it < tu_iters(2000); it++) {
+        g16_fp a, b, x, y;
+        tu_rand_fp(&a);
+        tu_rand_fp(&b);
+        tu_rand_fp(&x);
+        tu_rand_fp(&y);
+        if (it & 1)
+            g16__fp_add_nr(&a, &a, &x); /* < 2p */
+        if (it & 2)
+            g16__fp_sub_nr(&b, &b, &y); /* b + p − y < 2p */
+        if (it == 0) { /* 2p − 2: the largest sum of two reduced values */
+            g16_fp pm1;
+            memcpy(pm1.l, g16__fp_modulus, sizeof pm1.l);
+            pm1.l[0] -= 1;
+            g16__fp_add_nr(&a, &pm1, &pm1);
+            b = a;
+        }
+        limbs_to_mpz(za, a.l, 6);
+        limbs_to_mpz(zb, b.l, 6);
+        mpz_mul(want, za, zb);
+        g16__fp_wide w1, w2;
+        g16__fp_mul_wide_portable(&w1, &a, &b);
+        g16__fp_mul_wide(&w2, &a, &b);
+        limbs_to_mpz(got, w1.l, 12);
+        assert_int_equal(mpz_cmp(got, want), 0);
+        assert_memory_equal(w1.l, w2.l, sizeof w1.l);
+
+        g16__fp_wide t;
+        rand_wide(&t);
+        if (it == 1) { /* the largest input: p·2^384 − 1 */
+            mpz_sub_ui(zt, pr, 1);
+            memset(t.l, 0, sizeof t.l);
+            mpz_export(t.l, NULL, -1, sizeof(uint64_t), 0, 0, zt);
+        }
+        if (it == 2)
+            memset(t.l, 0, sizeof t.l);
+        limbs_to_mpz(zt, t.l, 12);
+        assert_true(mpz_cmp(zt, pr) < 0);
+        mpz_mul(want, zt, rinv);
+        mpz_mod(want, want, p);
+        g16_fp r1, r2;
+        g16__fp_redc_portable(&r1, &t);
+        g16__fp_redc(&r2, &t);
+        limbs_to_mpz(got, r1.l, 6);
+        assert_int_equal(mpz_cmp(got, want), 0);
+        assert_memory_equal(r1.l, r2.l, sizeof r1.l);
+
+        /* wide add/sub modulo p·2^384 */
+        g16__fp_wide u, s;
+        mpz_t zu;
+        mpz_init(zu);
+        rand_wide(&u);
+        limbs_to_mpz(zu, u.l, 12);
+        g16__fpw_add(&s, &t, &u);
+        mpz_add(want, zt, zu);
+        mpz_mod(want, want, pr);
+        limbs_to_mpz(got, s.l, 12);
+        assert_int_equal(mpz_cmp(got, want), 0);
+        g16__fpw_sub(&s, &t, &u);
+        mpz_sub(want, zt, zu);
+        mpz_mod(want, want, pr);
+        limbs_to_mpz(got, s.l, 12);
+        assert_int_equal(mpz_cmp(got, want), 0);
+        mpz_clear(zu);
+    }
+    mpz_clears(p, pr, za, zb, zt, want, got, rinv, NULL);
+}
+
+/* Fp2 products (lazy reduction) against coefficient-wise formulas in Fp, in both back ends. */
+static void test_fp2_mul_backends(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; mode++) {
+        g16__fp2_force_portable(mode);
+        for (int it = 0; it < tu_iters(1000); it++) {
+            g16_fp2 a, b, r, s;
+            g16_fp t0, t1;
+            tu_rand_fp2(&a);
+            tu_rand_fp2(&b);
+            g16__fp2_mul(&r, &a, &b); /* (a0b0 − a1b1) + (a0b1 + a1b0)u */
+            g16__fp_mul(&t0, &a.c0, &b.c0);
+            g16__fp_mul(&t1, &a.c1, &b.c1);
+            g16__fp_sub(&s.c0, &t0, &t1);
+            g16__fp_mul(&t0, &a.c0, &b.c1);
+            g16__fp_mul(&t1, &a.c1, &b.c0);
+            g16__fp_add(&s.c1, &t0, &t1);
+            assert_true(g16__fp2_eq(&r, &s));
+            g16__fp2_sqr(&r, &a);
+            g16__fp2_mul(&s, &a, &a);
+            assert_true(g16__fp2_eq(&r, &s));
+            r = a; /* aliasing */
+            g16__fp2_mul(&r, &r, &b);
+            g16__fp2_mul(&s, &a, &b);
+            assert_true(g16__fp2_eq(&r, &s));
+        }
+    }
+    g16__fp2_force_portable(0);
+}
+
 static void fp6_from_fp2(g16_fp6 *r, const g16_fp2 *c0, const g16_fp2 *c1, const g16_fp2 *c2)
 {
     r->c0 = *c0;
@@ -338,6 +462,7 @@ int main(void)
 {
     tu_seed("test_tower");
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wide_and_redc), cmocka_unit_test(test_fp2_mul_backends),
         cmocka_unit_test(test_fp6_laws),   cmocka_unit_test(test_fp12_laws), cmocka_unit_test(test_frobenius),
         cmocka_unit_test(test_cyclotomic), cmocka_unit_test(test_pow_small), cmocka_unit_test(test_bytes),
     };
