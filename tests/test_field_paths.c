@@ -1,7 +1,8 @@
 /*
  * The x86-64 MULX/ADX multiplication paths (fp_x86.c, fr_x86.c) against the portable code and
  * GMP: random inputs, skewed limb patterns, edge values, outputs forced onto both sides of the
- * final conditional subtraction, and aliasing. When the CPU lacks BMI2/ADX (or the build has
+ * final conditional subtraction, and aliasing. The assembly addition, subtraction, negation and
+ * doubling (behind g16__fp_add etc.) are checked against GMP on the same inputs. When the CPU lacks BMI2/ADX (or the build has
  * G16_ASM=OFF) the dispatch is the portable code: the checks still run against GMP and pass.
  *
  * Inputs and expected values are raw Montgomery limbs: the expected product of limbs a and b
@@ -29,6 +30,10 @@ typedef struct {
     void (*sqr_portable)(uint64_t *r, const uint64_t *a);
     int (*have_mulx)(void);
     void (*force_portable)(int on);
+    void (*add)(uint64_t *r, const uint64_t *a, const uint64_t *b);
+    void (*sub)(uint64_t *r, const uint64_t *a, const uint64_t *b);
+    void (*neg)(uint64_t *r, const uint64_t *a);
+    void (*dbl)(uint64_t *r, const uint64_t *a);
 } field;
 
 #define WRAP(F, T, N)                                                                                      \
@@ -56,6 +61,14 @@ WRAP(g16__fr_mul, g16_fr, 4)
 WRAP(g16__fr_mul_portable, g16_fr, 4)
 WRAP1(g16__fr_sqr, g16_fr, 4)
 WRAP1(g16__fr_sqr_portable, g16_fr, 4)
+WRAP(g16__fp_add, g16_fp, 6)
+WRAP(g16__fp_sub, g16_fp, 6)
+WRAP1(g16__fp_neg, g16_fp, 6)
+WRAP1(g16__fp_dbl, g16_fp, 6)
+WRAP(g16__fr_add, g16_fr, 4)
+WRAP(g16__fr_sub, g16_fr, 4)
+WRAP1(g16__fr_neg, g16_fr, 4)
+WRAP1(g16__fr_dbl, g16_fr, 4)
 
 static const field FP = {"fp",
                          6,
@@ -65,7 +78,11 @@ static const field FP = {"fp",
                          g16__fp_sqr_w,
                          g16__fp_sqr_portable_w,
                          g16__fp_have_mulx,
-                         g16__fp_force_portable};
+                         g16__fp_force_portable,
+                         g16__fp_add_w,
+                         g16__fp_sub_w,
+                         g16__fp_neg_w,
+                         g16__fp_dbl_w};
 static const field FR = {"fr",
                          4,
                          g16__fr_modulus,
@@ -74,7 +91,11 @@ static const field FR = {"fr",
                          g16__fr_sqr_w,
                          g16__fr_sqr_portable_w,
                          g16__fr_have_mulx,
-                         g16__fr_force_portable};
+                         g16__fr_force_portable,
+                         g16__fr_add_w,
+                         g16__fr_sub_w,
+                         g16__fr_neg_w,
+                         g16__fr_dbl_w};
 
 static void to_mpz(mpz_t z, const uint64_t *l, size_t n) { mpz_import(z, n, -1, sizeof(uint64_t), 0, 0, l); }
 
@@ -151,7 +172,37 @@ static void assert_limbs_equal(const uint64_t *got, const uint64_t *want, size_t
     fail();
 }
 
-/* Checks mul(a, b) on both paths against GMP, and sqr(a) when a == b. */
+/* a + b, a - b, -a, 2a on the limbs (Montgomery form is linear, so these are plain mod m). */
+static void check_linear(const field *f, const oracle *o, const uint64_t *a, const uint64_t *b, const mpz_t za,
+                         const mpz_t zb)
+{
+    uint64_t got[MAXN], want[MAXN];
+    mpz_t zw;
+    mpz_init(zw);
+    mpz_add(zw, za, zb);
+    mpz_mod(zw, zw, o->m);
+    from_mpz(want, f->n, zw);
+    f->add(got, a, b);
+    assert_limbs_equal(got, want, f->n, "add", a, b);
+    mpz_sub(zw, za, zb);
+    mpz_mod(zw, zw, o->m);
+    from_mpz(want, f->n, zw);
+    f->sub(got, a, b);
+    assert_limbs_equal(got, want, f->n, "sub", a, b);
+    mpz_neg(zw, za);
+    mpz_mod(zw, zw, o->m);
+    from_mpz(want, f->n, zw);
+    f->neg(got, a);
+    assert_limbs_equal(got, want, f->n, "neg", a, a);
+    mpz_mul_2exp(zw, za, 1);
+    mpz_mod(zw, zw, o->m);
+    from_mpz(want, f->n, zw);
+    f->dbl(got, a);
+    assert_limbs_equal(got, want, f->n, "dbl", a, a);
+    mpz_clear(zw);
+}
+
+/* Checks mul(a, b) on both paths against GMP, sqr(a) when a == b, and the linear operations. */
 static void check_mul(const field *f, const oracle *o, stats *st, const uint64_t *a, const uint64_t *b)
 {
     uint64_t fast[MAXN], port[MAXN], want[MAXN];
@@ -172,6 +223,7 @@ static void check_mul(const field *f, const oracle *o, stats *st, const uint64_t
         assert_limbs_equal(port, want, f->n, "portable sqr", a, a);
         assert_limbs_equal(fast, want, f->n, "dispatched (MULX) sqr", a, a);
     }
+    check_linear(f, o, a, b, za, zb);
     mpz_clears(za, zb, zw, NULL);
 }
 
@@ -381,6 +433,21 @@ static void run_alias_fp(void)
         r = a;
         g16__fp_sqr(&r, &r);
         assert_memory_equal(&r, &want, sizeof r);
+        g16__fp_sub(&want, &a, &b);
+        r = a;
+        g16__fp_sub(&r, &r, &b);
+        assert_memory_equal(&r, &want, sizeof r);
+        r = b;
+        g16__fp_sub(&r, &a, &r);
+        assert_memory_equal(&r, &want, sizeof r);
+        g16__fp_add(&want, &a, &b);
+        r = b;
+        g16__fp_add(&r, &a, &r);
+        assert_memory_equal(&r, &want, sizeof r);
+        g16__fp_neg(&want, &a);
+        r = a;
+        g16__fp_neg(&r, &r);
+        assert_memory_equal(&r, &want, sizeof r);
     }
 }
 
@@ -404,6 +471,21 @@ static void run_alias_fr(void)
         assert_memory_equal(&r, &want, sizeof r);
         r = a;
         g16__fr_sqr(&r, &r);
+        assert_memory_equal(&r, &want, sizeof r);
+        g16__fr_sub(&want, &a, &b);
+        r = a;
+        g16__fr_sub(&r, &r, &b);
+        assert_memory_equal(&r, &want, sizeof r);
+        r = b;
+        g16__fr_sub(&r, &a, &r);
+        assert_memory_equal(&r, &want, sizeof r);
+        g16__fr_add(&want, &a, &b);
+        r = b;
+        g16__fr_add(&r, &a, &r);
+        assert_memory_equal(&r, &want, sizeof r);
+        g16__fr_neg(&want, &a);
+        r = a;
+        g16__fr_neg(&r, &r);
         assert_memory_equal(&r, &want, sizeof r);
     }
 }

@@ -44,6 +44,11 @@ void g16__fp_force_portable(int on);
 #if defined(__x86_64__)
 void g16__fp_mul_mulx(g16_fp *r, const g16_fp *a, const g16_fp *b);
 void g16__fp_sqr_mulx(g16_fp *r, const g16_fp *a);
+/* Addition, subtraction and negation in x86-64 assembly (baseline instructions: used whenever
+ * the assembly is compiled in, no CPUID test); g16__fp_add/sub/neg/dbl call them. */
+void g16__fp_add_x86(g16_fp *r, const g16_fp *a, const g16_fp *b);
+void g16__fp_sub_x86(g16_fp *r, const g16_fp *a, const g16_fp *b);
+void g16__fp_neg_x86(g16_fp *r, const g16_fp *a);
 #endif
 
 void g16__fp_set_zero(g16_fp *r);

@@ -183,6 +183,25 @@
     "adcx %rdi, " S3 "\n\t"                                                                                \
     "adox %rdi, " S3 "\n\t"
 
+
+/* Addition, subtraction, negation: plain ADD/ADC/SUB/SBB chains (baseline x86-64, no CPUID needed)
+ * in place of the portable loops. A result that may need a correction is first stored to r, the
+ * corrected value is computed in registers, and CMOV with a memory source reloads the stored one
+ * when the correction must not apply (such a CMOV always performs its load: constant-time).
+ * r may alias a or b: both are read completely before the first store. */
+#define LOAD6(SRC) "mov 0(" SRC "), %r8\n\tmov 8(" SRC "), %r9\n\tmov 16(" SRC "), %r10\n\t"               \
+                   "mov 24(" SRC "), %r11\n\tmov 32(" SRC "), %rax\n\tmov 40(" SRC "), %rcx\n\t"
+#define STORE6 "mov %r8, 0(%rdi)\n\tmov %r9, 8(%rdi)\n\tmov %r10, 16(%rdi)\n\t"                                \
+               "mov %r11, 24(%rdi)\n\tmov %rax, 32(%rdi)\n\tmov %rcx, 40(%rdi)\n\t"
+#define CMOV6(CC) "cmov" CC " 0(%rdi), %r8\n\tcmov" CC " 8(%rdi), %r9\n\tcmov" CC " 16(%rdi), %r10\n\t"         \
+                  "cmov" CC " 24(%rdi), %r11\n\tcmov" CC " 32(%rdi), %rax\n\tcmov" CC " 40(%rdi), %rcx\n\t"
+#define SUBP6 "sub " P(0) ", %r8\n\tsbb " P(8) ", %r9\n\tsbb " P(16) ", %r10\n\t"                              \
+              "sbb " P(24) ", %r11\n\tsbb " P(32) ", %rax\n\tsbb " P(40) ", %rcx\n\t"
+#define ADDP6 "add " P(0) ", %r8\n\tadc " P(8) ", %r9\n\tadc " P(16) ", %r10\n\t"                              \
+              "adc " P(24) ", %r11\n\tadc " P(32) ", %rax\n\tadc " P(40) ", %rcx\n\t"
+#define FUNC(NAME) ".p2align 4\n\t.globl " NAME "\n\t.type " NAME ", @function\n" NAME ":\n\t.cfi_startproc\n\t" ENDBR
+#define ENDFUNC(NAME) "ret\n\t.cfi_endproc\n\t.size " NAME ", .-" NAME "\n\t"
+
 __asm__(".section .rodata\n\t"
         ".p2align 6\n"
         ".Lg16_fp_p:\n\t"
@@ -345,7 +364,41 @@ __asm__(".section .rodata\n\t"
         POP("%r15") POP("%r14") POP("%r13") POP("%r12") POP("%rbp") POP("%rbx")
         "ret\n\t"
         ".cfi_endproc\n\t"
-        ".size g16__fp_sqr_mulx, .-g16__fp_sqr_mulx\n\t");
+        ".size g16__fp_sqr_mulx, .-g16__fp_sqr_mulx\n\t"
+
+        /* void g16__fp_add_x86(r = rdi, a = rsi, b = rdx): a + b < 2p < 2^384 cannot carry out. */
+        FUNC("g16__fp_add_x86")
+        LOAD6("%rsi")
+        "add 0(%rdx), %r8\n\tadc 8(%rdx), %r9\n\tadc 16(%rdx), %r10\n\t"
+        "adc 24(%rdx), %r11\n\tadc 32(%rdx), %rax\n\tadc 40(%rdx), %rcx\n\t"
+        STORE6 SUBP6 CMOV6("c") STORE6
+        ENDFUNC("g16__fp_add_x86")
+
+        /* void g16__fp_sub_x86(r = rdi, a = rsi, b = rdx): a - b, plus p when it borrowed. */
+        FUNC("g16__fp_sub_x86")
+        LOAD6("%rsi")
+        "sub 0(%rdx), %r8\n\tsbb 8(%rdx), %r9\n\tsbb 16(%rdx), %r10\n\t"
+        "sbb 24(%rdx), %r11\n\tsbb 32(%rdx), %rax\n\tsbb 40(%rdx), %rcx\n\t"
+        "sbb %rdx, %rdx\n\t" /* -1 when a < b */
+        STORE6 ADDP6
+        "test %rdx, %rdx\n\t"
+        CMOV6("z") STORE6
+        ENDFUNC("g16__fp_sub_x86")
+
+        /* void g16__fp_neg_x86(r = rdi, a = rsi): p - a, masked to 0 when a = 0. */
+        FUNC("g16__fp_neg_x86")
+        "mov " P(0) ", %r8\n\tmov " P(8) ", %r9\n\tmov " P(16) ", %r10\n\t"
+        "mov " P(24) ", %r11\n\tmov " P(32) ", %rax\n\tmov " P(40) ", %rcx\n\t"
+        "sub 0(%rsi), %r8\n\tsbb 8(%rsi), %r9\n\tsbb 16(%rsi), %r10\n\t"
+        "sbb 24(%rsi), %r11\n\tsbb 32(%rsi), %rax\n\tsbb 40(%rsi), %rcx\n\t"
+        "mov 0(%rsi), %rdx\n\tor 8(%rsi), %rdx\n\tor 16(%rsi), %rdx\n\t"
+        "or 24(%rsi), %rdx\n\tor 32(%rsi), %rdx\n\tor 40(%rsi), %rdx\n\t"
+        "neg %rdx\n\t"        /* CF = (a != 0) */
+        "sbb %rdx, %rdx\n\t" /* mask */
+        "and %rdx, %r8\n\tand %rdx, %r9\n\tand %rdx, %r10\n\t"
+        "and %rdx, %r11\n\tand %rdx, %rax\n\tand %rdx, %rcx\n\t"
+        STORE6
+        ENDFUNC("g16__fp_neg_x86"));
 
 #else /* not SysV ELF x86-64: keep the symbols, forward to the portable code */
 
@@ -353,5 +406,6 @@ __asm__(".section .rodata\n\t"
 void g16__fp_mul_mulx(g16_fp *r, const g16_fp *a, const g16_fp *b) { g16__fp_mul_portable(r, a, b); }
 void g16__fp_sqr_mulx(g16_fp *r, const g16_fp *a) { g16__fp_sqr_portable(r, a); }
 #endif
+/* fp.c calls none of these outside SysV ELF x86-64 (see FP_ASM_COMPILED there). */
 
 #endif

@@ -19,11 +19,6 @@ static const uint64_t fr_r3[4] = {0xc62c1807439b73afULL, 0x1b3e0d188cf06990ULL, 
 static const uint64_t fr_r_minus_2[4] = {0xfffffffeffffffffULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
                                          0x73eda753299d7d48ULL};
 
-void g16__fr_add(g16_fr *r, const g16_fr *a, const g16_fr *b) { mont_add(r->l, a->l, b->l, g16__fr_modulus, N); }
-void g16__fr_sub(g16_fr *r, const g16_fr *a, const g16_fr *b) { mont_sub(r->l, a->l, b->l, g16__fr_modulus, N); }
-void g16__fr_neg(g16_fr *r, const g16_fr *a) { mont_neg(r->l, a->l, g16__fr_modulus, N); }
-void g16__fr_dbl(g16_fr *r, const g16_fr *a) { mont_add(r->l, a->l, a->l, g16__fr_modulus, N); }
-
 void g16__fr_mul_portable(g16_fr *r, const g16_fr *a, const g16_fr *b)
 {
     mont_mul(r->l, a->l, b->l, g16__fr_modulus, g16__fr_n0, N);
@@ -39,7 +34,7 @@ void g16__fr_sqr_portable(g16_fr *r, const g16_fr *a)
 static int fr_use_mulx;
 static int fr_cpu_mulx;
 
-#if defined(__x86_64__) && !defined(G16_NO_ASM)
+#if defined(__x86_64__) && defined(__ELF__) && !defined(G16_NO_ASM)
 #include <cpuid.h>
 __attribute__((constructor)) static void fr_detect_cpu(void)
 {
@@ -80,6 +75,19 @@ void g16__fr_sqr(g16_fr *r, const g16_fr *a)
 #endif
     g16__fr_sqr_portable(r, a);
 }
+
+/* Addition and friends: baseline x86-64 assembly whenever it is compiled in (no CPUID test). */
+#if FR_MULX_COMPILED
+void g16__fr_add(g16_fr *r, const g16_fr *a, const g16_fr *b) { g16__fr_add_x86(r, a, b); }
+void g16__fr_sub(g16_fr *r, const g16_fr *a, const g16_fr *b) { g16__fr_sub_x86(r, a, b); }
+void g16__fr_neg(g16_fr *r, const g16_fr *a) { g16__fr_neg_x86(r, a); }
+void g16__fr_dbl(g16_fr *r, const g16_fr *a) { g16__fr_add_x86(r, a, a); }
+#else
+void g16__fr_add(g16_fr *r, const g16_fr *a, const g16_fr *b) { mont_add(r->l, a->l, b->l, g16__fr_modulus, N); }
+void g16__fr_sub(g16_fr *r, const g16_fr *a, const g16_fr *b) { mont_sub(r->l, a->l, b->l, g16__fr_modulus, N); }
+void g16__fr_neg(g16_fr *r, const g16_fr *a) { mont_neg(r->l, a->l, g16__fr_modulus, N); }
+void g16__fr_dbl(g16_fr *r, const g16_fr *a) { mont_add(r->l, a->l, a->l, g16__fr_modulus, N); }
+#endif
 
 void g16__fr_set_zero(g16_fr *r) { memset(r, 0, sizeof *r); }
 void g16__fr_set_one(g16_fr *r) { *r = g16__fr_one; }

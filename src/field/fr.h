@@ -43,6 +43,11 @@ void g16__fr_force_portable(int on);
 #if defined(__x86_64__)
 void g16__fr_mul_mulx(g16_fr *r, const g16_fr *a, const g16_fr *b);
 void g16__fr_sqr_mulx(g16_fr *r, const g16_fr *a);
+/* Addition, subtraction and negation in x86-64 assembly (baseline instructions, no CPUID test);
+ * g16__fr_add/sub/neg/dbl call them whenever the assembly is compiled in. */
+void g16__fr_add_x86(g16_fr *r, const g16_fr *a, const g16_fr *b);
+void g16__fr_sub_x86(g16_fr *r, const g16_fr *a, const g16_fr *b);
+void g16__fr_neg_x86(g16_fr *r, const g16_fr *a);
 #endif
 
 void g16__fr_set_zero(g16_fr *r);

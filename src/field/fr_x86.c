@@ -115,6 +115,18 @@
 #define PUSH(REG, OFF) "push " REG "\n\t.cfi_adjust_cfa_offset 8\n\t.cfi_offset " REG ", " #OFF "\n\t"
 #define POP(REG) "pop " REG "\n\t.cfi_adjust_cfa_offset -8\n\t.cfi_restore " REG "\n\t"
 
+
+/* Addition, subtraction, negation: as in fp_x86.c (store, correct in registers, CMOV from memory
+ * back to the stored value when the correction must not apply). r may alias a or b. */
+#define LOAD4(SRC) "mov 0(" SRC "), %r8\n\tmov 8(" SRC "), %r9\n\tmov 16(" SRC "), %r10\n\tmov 24(" SRC "), %r11\n\t"
+#define STORE4 "mov %r8, 0(%rdi)\n\tmov %r9, 8(%rdi)\n\tmov %r10, 16(%rdi)\n\tmov %r11, 24(%rdi)\n\t"
+#define CMOV4(CC)                                                                                          \
+    "cmov" CC " 0(%rdi), %r8\n\tcmov" CC " 8(%rdi), %r9\n\tcmov" CC " 16(%rdi), %r10\n\tcmov" CC " 24(%rdi), %r11\n\t"
+#define SUBR4 "sub " R(0) ", %r8\n\tsbb " R(8) ", %r9\n\tsbb " R(16) ", %r10\n\tsbb " R(24) ", %r11\n\t"
+#define ADDR4 "add " R(0) ", %r8\n\tadc " R(8) ", %r9\n\tadc " R(16) ", %r10\n\tadc " R(24) ", %r11\n\t"
+#define FUNC(NAME) ".p2align 4\n\t.globl " NAME "\n\t.type " NAME ", @function\n" NAME ":\n\t.cfi_startproc\n\t" ENDBR
+#define ENDFUNC(NAME) "ret\n\t.cfi_endproc\n\t.size " NAME ", .-" NAME "\n\t"
+
 __asm__(".section .rodata\n\t"
         ".p2align 5\n"
         ".Lg16_fr_r:\n\t"
@@ -217,7 +229,35 @@ __asm__(".section .rodata\n\t"
         POP("%r15") POP("%r14") POP("%r13") POP("%r12") POP("%rbp") POP("%rbx")
         "ret\n\t"
         ".cfi_endproc\n\t"
-        ".size g16__fr_sqr_mulx, .-g16__fr_sqr_mulx\n\t");
+        ".size g16__fr_sqr_mulx, .-g16__fr_sqr_mulx\n\t"
+
+        /* void g16__fr_add_x86(r = rdi, a = rsi, b = rdx): a + b < 2r < 2^256 cannot carry out. */
+        FUNC("g16__fr_add_x86")
+        LOAD4("%rsi")
+        "add 0(%rdx), %r8\n\tadc 8(%rdx), %r9\n\tadc 16(%rdx), %r10\n\tadc 24(%rdx), %r11\n\t"
+        STORE4 SUBR4 CMOV4("c") STORE4
+        ENDFUNC("g16__fr_add_x86")
+
+        /* void g16__fr_sub_x86(r = rdi, a = rsi, b = rdx): a - b, plus r when it borrowed. */
+        FUNC("g16__fr_sub_x86")
+        LOAD4("%rsi")
+        "sub 0(%rdx), %r8\n\tsbb 8(%rdx), %r9\n\tsbb 16(%rdx), %r10\n\tsbb 24(%rdx), %r11\n\t"
+        "sbb %rdx, %rdx\n\t" /* -1 when a < b */
+        STORE4 ADDR4
+        "test %rdx, %rdx\n\t"
+        CMOV4("z") STORE4
+        ENDFUNC("g16__fr_sub_x86")
+
+        /* void g16__fr_neg_x86(r = rdi, a = rsi): r - a, masked to 0 when a = 0. */
+        FUNC("g16__fr_neg_x86")
+        "mov " R(0) ", %r8\n\tmov " R(8) ", %r9\n\tmov " R(16) ", %r10\n\tmov " R(24) ", %r11\n\t"
+        "sub 0(%rsi), %r8\n\tsbb 8(%rsi), %r9\n\tsbb 16(%rsi), %r10\n\tsbb 24(%rsi), %r11\n\t"
+        "mov 0(%rsi), %rdx\n\tor 8(%rsi), %rdx\n\tor 16(%rsi), %rdx\n\tor 24(%rsi), %rdx\n\t"
+        "neg %rdx\n\t"        /* CF = (a != 0) */
+        "sbb %rdx, %rdx\n\t" /* mask */
+        "and %rdx, %r8\n\tand %rdx, %r9\n\tand %rdx, %r10\n\tand %rdx, %r11\n\t"
+        STORE4
+        ENDFUNC("g16__fr_neg_x86"));
 
 #else /* not SysV ELF x86-64: keep the symbols, forward to the portable code */
 
@@ -225,5 +265,6 @@ __asm__(".section .rodata\n\t"
 void g16__fr_mul_mulx(g16_fr *r, const g16_fr *a, const g16_fr *b) { g16__fr_mul_portable(r, a, b); }
 void g16__fr_sqr_mulx(g16_fr *r, const g16_fr *a) { g16__fr_sqr_portable(r, a); }
 #endif
+/* fr.c calls none of these outside SysV ELF x86-64 (see FR_MULX_COMPILED there). */
 
 #endif
