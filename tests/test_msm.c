@@ -498,6 +498,22 @@ static void test_p2_random_and_edges(void **state)
         p2_msm_ok(&r, b2, k, N, &o);
         p2_check(&r, &want);
     }
+    /* one base repeated with one scalar: bucket additions double */
+    for (size_t i = 0; i < N; i++) {
+        b2[i] = b[1];
+        k[i] = c;
+    }
+    g16_fr nc;
+    g16__fr_from_u64(&nc, N);
+    g16__fr_mul(&nc, &nc, &c);
+    g16__p2_from_affine(&t, &b[1]);
+    g16__p2_mul_var(&want, &t, &nc);
+    for (int bs = 0; bs < 2; bs++) {
+        g16_p2 r;
+        g16__msm_opts o = {.nthreads = 1 + bs, .accum = bs ? G16__MSM_ACCUM_XYZZ : G16__MSM_ACCUM_AFFINE};
+        p2_msm_ok(&r, b2, k, N, &o);
+        p2_check(&r, &want);
+    }
     /* density */
     uint64_t dens[(N + 63) / 64];
     memset(dens, 0, sizeof dens);
