@@ -24,8 +24,9 @@
  * (fp_add 7 ns, fp_mul 59 ns with MULX on the dev machine: ~50 ns of a 0.7 µs mixed
  * addition). The complete (constant-time) additions evaluate the generic formula and the
  * doubling and pick the right result with conditional moves, so no input (P = Q, P = −Q,
- * infinity) takes a different path. The curves have no points of order 2 (odd cofactors), so doubling a
- * finite point never yields Y = 0 and the formulas never divide by zero in disguise.
+ * infinity) takes a different path. The curves have no points of order 2 (odd cofactors),
+ * so doubling a finite point never yields Y = 0 and the formulas never divide by zero in
+ * disguise.
  */
 #ifndef G16_CURVE_INTERNAL_H
 #define G16_CURVE_INTERNAL_H
