@@ -305,7 +305,9 @@ static void test_build_errors(void **state)
 
     OK(g16_cs_create(&cs, G16_CS_WITNESS));
     assert_int_equal(g16_cs_alloc_aux(cs, NULL, &a, &err), G16_ERR_ARG);
+    g16_cs_destroy(cs);
     assert_int_equal(g16_cs_create(&cs, 2), G16_ERR_ARG);
+    assert_null(cs);
     g16_cs_destroy(NULL);
     g16_lc_destroy(NULL);
     g16_r1cs_destroy(NULL);

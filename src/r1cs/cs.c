@@ -118,9 +118,11 @@ static g16_status coeff_id(g16_cs *cs, const g16_fr *v, uint32_t *id)
 g16_status g16_cs_create(g16_cs **out, unsigned flags)
 {
     g16_status st = G16_ERR_NOMEM;
-    if (!out || (flags & ~G16_CS_WITNESS))
+    if (!out)
         return G16_ERR_ARG;
     *out = NULL;
+    if (flags & ~G16_CS_WITNESS)
+        return G16_ERR_ARG;
     g16_cs *cs = calloc(1, sizeof *cs);
     if (!cs)
         return G16_ERR_NOMEM;
