@@ -47,34 +47,38 @@ void g16__fp12_neg(g16_fp12 *r, const g16_fp12 *a)
     g16__fp6_neg(&r->c1, &a->c1);
 }
 
-/* Karatsuba: 3 Fp6 multiplications. */
+/* Karatsuba: 3 Fp6 products, kept wide and reduced once per output coefficient. */
 void g16__fp12_mul(g16_fp12 *r, const g16_fp12 *a, const g16_fp12 *b)
 {
-    g16_fp6 t0, t1, s, u;
-    g16__fp6_mul(&t0, &a->c0, &b->c0);
-    g16__fp6_mul(&t1, &a->c1, &b->c1);
-    g16__fp6_add(&s, &a->c0, &a->c1);
-    g16__fp6_add(&u, &b->c0, &b->c1);
-    g16__fp6_mul(&s, &s, &u);
-    g16__fp6_sub(&s, &s, &t0);
-    g16__fp6_sub(&r->c1, &s, &t1);
-    g16__fp6_mul_by_nonresidue(&t1, &t1);
-    g16__fp6_add(&r->c0, &t0, &t1);
+    g16__fp6_wide t0, t1, s;
+    g16_fp6 x, y;
+    g16__fp6_mul_wide(&t0, &a->c0, &b->c0);
+    g16__fp6_mul_wide(&t1, &a->c1, &b->c1);
+    g16__fp6_add(&x, &a->c0, &a->c1);
+    g16__fp6_add(&y, &b->c0, &b->c1);
+    g16__fp6_mul_wide(&s, &x, &y);
+    g16__fp6w_sub(&s, &s, &t0);
+    g16__fp6w_sub(&s, &s, &t1);
+    g16__fp6_redc(&r->c1, &s);
+    g16__fp6w_add_mul_by_v(&t0, &t0, &t1); /* t0 + v·t1 */
+    g16__fp6_redc(&r->c0, &t0);
 }
 
-/* Complex squaring: c0 = (a0 + a1)(a0 + v·a1) − t − v·t, c1 = 2t with t = a0·a1 (2 Fp6 mul). */
+/* Complex squaring: c0 = (a0 + a1)(a0 + v·a1) − t − v·t, c1 = 2t with t = a0·a1 (2 Fp6 products). */
 void g16__fp12_sqr(g16_fp12 *r, const g16_fp12 *a)
 {
-    g16_fp6 t, s, u;
-    g16__fp6_mul(&t, &a->c0, &a->c1);
-    g16__fp6_add(&s, &a->c0, &a->c1);
-    g16__fp6_mul_by_nonresidue(&u, &a->c1);
-    g16__fp6_add(&u, &u, &a->c0);
-    g16__fp6_mul(&s, &s, &u);
-    g16__fp6_sub(&s, &s, &t);
-    g16__fp6_mul_by_nonresidue(&u, &t);
-    g16__fp6_sub(&r->c0, &s, &u);
-    g16__fp6_dbl(&r->c1, &t);
+    g16__fp6_wide t, m;
+    g16_fp6 x, y;
+    g16__fp6_mul_wide(&t, &a->c0, &a->c1);
+    g16__fp6_add(&x, &a->c0, &a->c1);
+    g16__fp6_mul_by_nonresidue(&y, &a->c1);
+    g16__fp6_add(&y, &y, &a->c0);
+    g16__fp6_mul_wide(&m, &x, &y);
+    g16__fp6w_sub(&m, &m, &t);
+    g16__fp6w_sub_mul_by_v(&m, &m, &t);
+    g16__fp6_redc(&r->c0, &m);
+    g16__fp6w_add(&t, &t, &t);
+    g16__fp6_redc(&r->c1, &t);
 }
 
 /* 1/(a0 + a1 w) = (a0 − a1 w)/(a0² − v·a1²) */
@@ -112,31 +116,37 @@ void g16__fp12_frobenius(g16_fp12 *r, const g16_fp12 *a, int k)
 void g16__fp12_mul_by_014(g16_fp12 *r, const g16_fp12 *a, const g16_fp2 *o0, const g16_fp2 *o1,
                           const g16_fp2 *o4)
 {
-    g16_fp6 t0, t1, s;
+    g16__fp6_wide t0, t1, s;
+    g16_fp6 x;
     g16_fp2 o14;
-    g16__fp6_mul_by_01(&t0, &a->c0, o0, o1);
-    g16__fp6_mul_by_1(&t1, &a->c1, o4);
+    g16__fp6_mul_by_01_wide(&t0, &a->c0, o0, o1);
+    g16__fp6_mul_by_1_wide(&t1, &a->c1, o4);
     g16__fp2_add(&o14, o1, o4);
-    g16__fp6_add(&s, &a->c0, &a->c1);
-    g16__fp6_mul_by_01(&s, &s, o0, &o14);
-    g16__fp6_sub(&s, &s, &t0);
-    g16__fp6_sub(&r->c1, &s, &t1);
-    g16__fp6_mul_by_nonresidue(&t1, &t1);
-    g16__fp6_add(&r->c0, &t0, &t1);
+    g16__fp6_add(&x, &a->c0, &a->c1);
+    g16__fp6_mul_by_01_wide(&s, &x, o0, &o14);
+    g16__fp6w_sub(&s, &s, &t0);
+    g16__fp6w_sub(&s, &s, &t1);
+    g16__fp6_redc(&r->c1, &s);
+    g16__fp6w_add_mul_by_v(&t0, &t0, &t1);
+    g16__fp6_redc(&r->c0, &t0);
 }
 
-/* (x + y·W)² in Fp4 = Fp2[W]/(W² − ξ): sq0 = x² + ξ·y², sq1 = 2xy = (x + y)² − x² − y². */
+/* (x + y·W)² in Fp4 = Fp2[W]/(W² − ξ): sq0 = x² + ξ·y², sq1 = 2xy = (x + y)² − x² − y², from three
+ * wide squares and one reduction per output coefficient. */
 static void fp4_sqr(g16_fp2 *sq0, g16_fp2 *sq1, const g16_fp2 *x, const g16_fp2 *y)
 {
-    g16_fp2 x2, y2, s;
-    g16__fp2_sqr(&x2, x);
-    g16__fp2_sqr(&y2, y);
+    g16__fp2_wide x2, y2, s2, t;
+    g16_fp2 s;
+    g16__fp2_sqr_wide(&x2, x);
+    g16__fp2_sqr_wide(&y2, y);
     g16__fp2_add(&s, x, y);
-    g16__fp2_sqr(&s, &s);
-    g16__fp2_sub(&s, &s, &x2);
-    g16__fp2_sub(sq1, &s, &y2);
-    g16__fp2_mul_by_nonresidue(&y2, &y2);
-    g16__fp2_add(sq0, &x2, &y2);
+    g16__fp2_sqr_wide(&s2, &s);
+    g16__fp2w_sub(&s2, &s2, &x2);
+    g16__fp2w_sub(&s2, &s2, &y2);
+    g16__fp2_redc(sq1, &s2);
+    g16__fp2w_mul_by_nonresidue(&t, &y2);
+    g16__fp2w_add(&t, &t, &x2);
+    g16__fp2_redc(sq0, &t);
 }
 
 /* r = 3·t + 2·s·g, sign = +1 or −1 as 2·(t ± g) + t */

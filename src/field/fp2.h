@@ -40,6 +40,131 @@ extern const g16_fp2 g16__fp2_one;
     } while (0)
 #endif
 
+#if defined(__x86_64__) && !defined(G16_NO_ASM)
+/*
+ * x86-64: the modular additions as inline assembly with a CMOV select. Compiled C gives
+ * either an SSE select (whose store-forwarding stalls cost more than the addition) or a
+ * carry chain broken by SETC/ADD round trips; measured on the dev machine, a dependent chain
+ * of Fp2 additions runs at 10.6 ns vs 17.5 ns per addition in C. The blocks use 13 general
+ * registers (the pointer registers of a and b are reused once read), so they also build at -O0
+ * with a frame pointer. volatile + "memory": they read and write through the pointers.
+ */
+static const uint64_t g16__fp_p_asm[6] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
+                                          0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL};
+#define G16__P_OPERANDS                                                                                \
+    [p0] "m"(g16__fp_p_asm[0]), [p1] "m"(g16__fp_p_asm[1]), [p2] "m"(g16__fp_p_asm[2]),              \
+        [p3] "m"(g16__fp_p_asm[3]), [p4] "m"(g16__fp_p_asm[4]), [p5] "m"(g16__fp_p_asm[5])
+#define G16__T_OPERANDS                                                                                \
+    [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),    \
+        [d2] "=&r"(d2), [d3] "=&r"(d3), [d4] "=&r"(d4), [d5] "=&r"(d5), [a] "+&r"(pa), [b] "+&r"(pb)
+/* d = t (d0, d1 live in the a and b registers) */
+#define G16__COPY_T_TO_D                                                                               \
+    "mov %[t0], %[a]\n\t"                                                                              \
+    "mov %[t1], %[b]\n\t"                                                                              \
+    "mov %[t2], %[d2]\n\t"                                                                             \
+    "mov %[t3], %[d3]\n\t"                                                                             \
+    "mov %[t4], %[d4]\n\t"                                                                             \
+    "mov %[t5], %[d5]\n\t"
+#define G16__CMOV_T_TO_D(cc)                                                                           \
+    "cmov" cc " %[t0], %[a]\n\t"                                                                       \
+    "cmov" cc " %[t1], %[b]\n\t"                                                                       \
+    "cmov" cc " %[t2], %[d2]\n\t"                                                                      \
+    "cmov" cc " %[t3], %[d3]\n\t"                                                                      \
+    "cmov" cc " %[t4], %[d4]\n\t"                                                                      \
+    "cmov" cc " %[t5], %[d5]\n\t"
+#define G16__STORE_D(off)                                                                              \
+    "mov %[a], " #off "+0(%[r])\n\t"                                                                   \
+    "mov %[b], " #off "+8(%[r])\n\t"                                                                   \
+    "mov %[d2], " #off "+16(%[r])\n\t"                                                                 \
+    "mov %[d3], " #off "+24(%[r])\n\t"                                                                 \
+    "mov %[d4], " #off "+32(%[r])\n\t"                                                                 \
+    "mov %[d5], " #off "+40(%[r])\n\t"
+#define G16__LOAD_T(off)                                                                               \
+    "mov " #off "+0(%[a]), %[t0]\n\t"                                                                  \
+    "mov " #off "+8(%[a]), %[t1]\n\t"                                                                  \
+    "mov " #off "+16(%[a]), %[t2]\n\t"                                                                 \
+    "mov " #off "+24(%[a]), %[t3]\n\t"                                                                 \
+    "mov " #off "+32(%[a]), %[t4]\n\t"                                                                 \
+    "mov " #off "+40(%[a]), %[t5]\n\t"
+/* t ±= b at offset off; op0 is add/sub for the first limb when there is no carry in */
+#define G16__OP_B(op0, op, off)                                                                        \
+    op0 " " #off "+0(%[b]), %[t0]\n\t"                                                                 \
+    op " " #off "+8(%[b]), %[t1]\n\t"                                                                  \
+    op " " #off "+16(%[b]), %[t2]\n\t"                                                                 \
+    op " " #off "+24(%[b]), %[t3]\n\t"                                                                 \
+    op " " #off "+32(%[b]), %[t4]\n\t"                                                                 \
+    op " " #off "+40(%[b]), %[t5]\n\t"
+#define G16__D_OP_P(op0, op)                                                                           \
+    op0 " %[p0], %[a]\n\t"                                                                             \
+    op " %[p1], %[b]\n\t"                                                                              \
+    op " %[p2], %[d2]\n\t"                                                                             \
+    op " %[p3], %[d3]\n\t"                                                                             \
+    op " %[p4], %[d4]\n\t"                                                                             \
+    op " %[p5], %[d5]\n\t"
+/* store t at offset off of r */
+#define G16__STORE_T(off)                                                                              \
+    "mov %[t0], " #off "+0(%[r])\n\t"                                                                  \
+    "mov %[t1], " #off "+8(%[r])\n\t"                                                                  \
+    "mov %[t2], " #off "+16(%[r])\n\t"                                                                 \
+    "mov %[t3], " #off "+24(%[r])\n\t"                                                                 \
+    "mov %[t4], " #off "+32(%[r])\n\t"                                                                 \
+    "mov %[t5], " #off "+40(%[r])\n\t"
+
+/* r = a + b mod p: t = a + b (< 2p, no carry out), d = t − p, keep t when that borrows. */
+static inline void g16__fpi_add(g16_fp *r, const g16_fp *a, const g16_fp *b)
+{
+    uint64_t t0, t1, t2, t3, t4, t5, d2, d3, d4, d5;
+    const uint64_t *pa = a->l, *pb = b->l;
+    __asm__ volatile(G16__LOAD_T(0) G16__OP_B("add", "adc", 0) G16__COPY_T_TO_D G16__D_OP_P("sub", "sbb")
+                         G16__CMOV_T_TO_D("c") G16__STORE_D(0)
+                     : G16__T_OPERANDS
+                     : [r] "r"(r->l), G16__P_OPERANDS
+                     : "cc", "memory");
+}
+
+/* r = a − b mod p: t = a − b, d = t + p; the carry out of t + p equals the borrow of a − b
+ * (t ≥ 2^384 − p exactly when a − b went negative), so keep t when there is no carry. */
+static inline void g16__fpi_sub(g16_fp *r, const g16_fp *a, const g16_fp *b)
+{
+    uint64_t t0, t1, t2, t3, t4, t5, d2, d3, d4, d5;
+    const uint64_t *pa = a->l, *pb = b->l;
+    __asm__ volatile(G16__LOAD_T(0) G16__OP_B("sub", "sbb", 0) G16__COPY_T_TO_D G16__D_OP_P("add", "adc")
+                         G16__CMOV_T_TO_D("nc") G16__STORE_D(0)
+                     : G16__T_OPERANDS
+                     : [r] "r"(r->l), G16__P_OPERANDS
+                     : "cc", "memory");
+}
+
+/* Wide add modulo p·2^384: low halves on one chain (stored at once; r may alias a or b only
+ * exactly, so r's low half is never a's or b's high half), the carry flows into the high halves,
+ * whose sum (< 2p) is reduced like g16__fpi_add. */
+static inline void g16__fpw_add_asm(uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    uint64_t t0, t1, t2, t3, t4, t5, d2, d3, d4, d5;
+    const uint64_t *pa = a, *pb = b;
+    __asm__ volatile(G16__LOAD_T(0) G16__OP_B("add", "adc", 0) G16__STORE_T(0) G16__LOAD_T(48)
+                         G16__OP_B("adc", "adc", 48) G16__COPY_T_TO_D G16__D_OP_P("sub", "sbb")
+                             G16__CMOV_T_TO_D("c") G16__STORE_D(48)
+                     : G16__T_OPERANDS
+                     : [r] "r"(r), G16__P_OPERANDS
+                     : "cc", "memory");
+}
+
+/* Wide subtract modulo p·2^384: as g16__fpi_sub on the high halves, borrow-in from the low. */
+static inline void g16__fpw_sub_asm(uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    uint64_t t0, t1, t2, t3, t4, t5, d2, d3, d4, d5;
+    const uint64_t *pa = a, *pb = b;
+    __asm__ volatile(G16__LOAD_T(0) G16__OP_B("sub", "sbb", 0) G16__STORE_T(0) G16__LOAD_T(48)
+                         G16__OP_B("sbb", "sbb", 48) G16__COPY_T_TO_D G16__D_OP_P("add", "adc")
+                             G16__CMOV_T_TO_D("nc") G16__STORE_D(48)
+                     : G16__T_OPERANDS
+                     : [r] "r"(r), G16__P_OPERANDS
+                     : "cc", "memory");
+}
+#define G16__HAVE_ADD_ASM 1
+#else
+#define G16__HAVE_ADD_ASM 0
 static inline void g16__fpi_add(g16_fp *r, const g16_fp *a, const g16_fp *b)
 {
     /* t = a + b < 2p; d = t − p; add p back when that went negative (borrow without a carry
@@ -66,6 +191,8 @@ static inline void g16__fpi_sub(g16_fp *r, const g16_fp *a, const g16_fp *b)
     G16__UNROLL for (int i = 0; i < 6; i++)
         G16__ADC(c, t[i], g16__fp_modulus[i] & mask, &r->l[i]);
 }
+
+#endif
 
 static inline void g16__fpi_dbl(g16_fp *r, const g16_fp *a) { g16__fpi_add(r, a, a); }
 
@@ -132,6 +259,17 @@ static inline void g16__fpw_sub_nr(g16__fp_wide *r, const g16__fp_wide *a, const
         G16__SBB(bw, a->l[i], b->l[i], &r->l[i]);
 }
 
+#if G16__HAVE_ADD_ASM
+static inline void g16__fpw_add(g16__fp_wide *r, const g16__fp_wide *a, const g16__fp_wide *b)
+{
+    g16__fpw_add_asm(r->l, a->l, b->l);
+}
+
+static inline void g16__fpw_sub(g16__fp_wide *r, const g16__fp_wide *a, const g16__fp_wide *b)
+{
+    g16__fpw_sub_asm(r->l, a->l, b->l);
+}
+#else
 static inline void g16__fpw_add(g16__fp_wide *r, const g16__fp_wide *a, const g16__fp_wide *b)
 {
     /* low half written as it is computed (limb i of a and b is read before limb i of r is
@@ -161,6 +299,8 @@ static inline void g16__fpw_sub(g16__fp_wide *r, const g16__fp_wide *a, const g1
     G16__UNROLL for (int i = 0; i < 6; i++)
         G16__ADC(c, t[i], g16__fp_modulus[i] & mask, &r->l[6 + i]);
 }
+
+#endif
 
 static inline void g16__fp2w_add(g16__fp2_wide *r, const g16__fp2_wide *a, const g16__fp2_wide *b)
 {

@@ -66,43 +66,52 @@ void g16__fp6_dbl(g16_fp6 *r, const g16_fp6 *a)
     g16__fp2_dbl(&r->c2, &a->c2);
 }
 
-/* Karatsuba over the three coefficients: 6 Fp2 multiplications. */
-void g16__fp6_mul(g16_fp6 *r, const g16_fp6 *a, const g16_fp6 *b)
+/* Karatsuba over the three coefficients: 6 Fp2 products, kept wide. */
+void g16__fp6_mul_wide(g16__fp6_wide *r, const g16_fp6 *a, const g16_fp6 *b)
 {
-    g16_fp2 t0, t1, t2, s, u, c0, c1, c2;
-    g16__fp2_mul(&t0, &a->c0, &b->c0);
-    g16__fp2_mul(&t1, &a->c1, &b->c1);
-    g16__fp2_mul(&t2, &a->c2, &b->c2);
-
-    /* c0 = ξ·((a1 + a2)(b1 + b2) − t1 − t2) + t0 */
+    g16__fp2_wide t0, t1, t2, m0, m1, m2, x;
+    g16_fp2 s, u;
+    g16__fp2_mul_wide(&t0, &a->c0, &b->c0);
+    g16__fp2_mul_wide(&t1, &a->c1, &b->c1);
+    g16__fp2_mul_wide(&t2, &a->c2, &b->c2);
     g16__fp2_add(&s, &a->c1, &a->c2);
     g16__fp2_add(&u, &b->c1, &b->c2);
-    g16__fp2_mul(&c0, &s, &u);
-    g16__fp2_sub(&c0, &c0, &t1);
-    g16__fp2_sub(&c0, &c0, &t2);
-    g16__fp2_mul_by_nonresidue(&c0, &c0);
-    g16__fp2_add(&c0, &c0, &t0);
-
-    /* c1 = (a0 + a1)(b0 + b1) − t0 − t1 + ξ·t2 */
+    g16__fp2_mul_wide(&m0, &s, &u);
     g16__fp2_add(&s, &a->c0, &a->c1);
     g16__fp2_add(&u, &b->c0, &b->c1);
-    g16__fp2_mul(&c1, &s, &u);
-    g16__fp2_sub(&c1, &c1, &t0);
-    g16__fp2_sub(&c1, &c1, &t1);
-    g16__fp2_mul_by_nonresidue(&s, &t2);
-    g16__fp2_add(&c1, &c1, &s);
-
-    /* c2 = (a0 + a2)(b0 + b2) − t0 − t2 + t1 */
+    g16__fp2_mul_wide(&m1, &s, &u);
     g16__fp2_add(&s, &a->c0, &a->c2);
     g16__fp2_add(&u, &b->c0, &b->c2);
-    g16__fp2_mul(&c2, &s, &u);
-    g16__fp2_sub(&c2, &c2, &t0);
-    g16__fp2_sub(&c2, &c2, &t2);
-    g16__fp2_add(&c2, &c2, &t1);
+    g16__fp2_mul_wide(&m2, &s, &u);
 
-    r->c0 = c0;
-    r->c1 = c1;
-    r->c2 = c2;
+    /* c0 = ξ·(m0 − t1 − t2) + t0 */
+    g16__fp2w_sub(&m0, &m0, &t1);
+    g16__fp2w_sub(&m0, &m0, &t2);
+    g16__fp2w_mul_by_nonresidue(&m0, &m0);
+    g16__fp2w_add(&r->c0, &m0, &t0);
+    /* c1 = m1 − t0 − t1 + ξ·t2 */
+    g16__fp2w_sub(&m1, &m1, &t0);
+    g16__fp2w_sub(&m1, &m1, &t1);
+    g16__fp2w_mul_by_nonresidue(&x, &t2);
+    g16__fp2w_add(&r->c1, &m1, &x);
+    /* c2 = m2 − t0 − t2 + t1 */
+    g16__fp2w_sub(&m2, &m2, &t0);
+    g16__fp2w_sub(&m2, &m2, &t2);
+    g16__fp2w_add(&r->c2, &m2, &t1);
+}
+
+void g16__fp6_redc(g16_fp6 *r, const g16__fp6_wide *t)
+{
+    g16__fp2_redc(&r->c0, &t->c0);
+    g16__fp2_redc(&r->c1, &t->c1);
+    g16__fp2_redc(&r->c2, &t->c2);
+}
+
+void g16__fp6_mul(g16_fp6 *r, const g16_fp6 *a, const g16_fp6 *b)
+{
+    g16__fp6_wide t;
+    g16__fp6_mul_wide(&t, a, b);
+    g16__fp6_redc(r, &t);
 }
 
 /* Chung–Hasan SQR2: 3 Fp2 squarings and 2 multiplications. */
@@ -181,41 +190,50 @@ void g16__fp6_mul_by_nonresidue(g16_fp6 *r, const g16_fp6 *a)
     r->c0 = t;
 }
 
-/* a·(b0 + b1·v): 5 Fp2 multiplications (the v² coefficient of b is zero). */
-void g16__fp6_mul_by_01(g16_fp6 *r, const g16_fp6 *a, const g16_fp2 *b0, const g16_fp2 *b1)
+/* a·(b0 + b1·v): 5 Fp2 products (the v² coefficient of b is zero). */
+void g16__fp6_mul_by_01_wide(g16__fp6_wide *r, const g16_fp6 *a, const g16_fp2 *b0, const g16_fp2 *b1)
 {
-    g16_fp2 t0, t1, s, u, c0, c1, c2;
-    g16__fp2_mul(&t0, &a->c0, b0);
-    g16__fp2_mul(&t1, &a->c1, b1);
+    g16__fp2_wide t0, t1, m;
+    g16_fp2 s, u;
+    g16__fp2_mul_wide(&t0, &a->c0, b0);
+    g16__fp2_mul_wide(&t1, &a->c1, b1);
     /* c0 = ξ·a2·b1 + t0 */
-    g16__fp2_mul(&c0, &a->c2, b1);
-    g16__fp2_mul_by_nonresidue(&c0, &c0);
-    g16__fp2_add(&c0, &c0, &t0);
+    g16__fp2_mul_wide(&m, &a->c2, b1);
+    g16__fp2w_mul_by_nonresidue(&m, &m);
+    g16__fp2w_add(&r->c0, &m, &t0);
     /* c1 = (a0 + a1)(b0 + b1) − t0 − t1 */
     g16__fp2_add(&s, &a->c0, &a->c1);
     g16__fp2_add(&u, b0, b1);
-    g16__fp2_mul(&c1, &s, &u);
-    g16__fp2_sub(&c1, &c1, &t0);
-    g16__fp2_sub(&c1, &c1, &t1);
+    g16__fp2_mul_wide(&m, &s, &u);
+    g16__fp2w_sub(&m, &m, &t0);
+    g16__fp2w_sub(&r->c1, &m, &t1);
     /* c2 = a2·b0 + t1 */
-    g16__fp2_mul(&c2, &a->c2, b0);
-    g16__fp2_add(&c2, &c2, &t1);
-    r->c0 = c0;
-    r->c1 = c1;
-    r->c2 = c2;
+    g16__fp2_mul_wide(&m, &a->c2, b0);
+    g16__fp2w_add(&r->c2, &m, &t1);
+}
+
+void g16__fp6_mul_by_01(g16_fp6 *r, const g16_fp6 *a, const g16_fp2 *b0, const g16_fp2 *b1)
+{
+    g16__fp6_wide t;
+    g16__fp6_mul_by_01_wide(&t, a, b0, b1);
+    g16__fp6_redc(r, &t);
 }
 
 /* a·b1·v = ξ·a2·b1 + a0·b1·v + a1·b1·v² */
+void g16__fp6_mul_by_1_wide(g16__fp6_wide *r, const g16_fp6 *a, const g16_fp2 *b1)
+{
+    g16__fp2_wide m;
+    g16__fp2_mul_wide(&m, &a->c2, b1);
+    g16__fp2w_mul_by_nonresidue(&r->c0, &m);
+    g16__fp2_mul_wide(&r->c1, &a->c0, b1);
+    g16__fp2_mul_wide(&r->c2, &a->c1, b1);
+}
+
 void g16__fp6_mul_by_1(g16_fp6 *r, const g16_fp6 *a, const g16_fp2 *b1)
 {
-    g16_fp2 c0, c1, c2;
-    g16__fp2_mul(&c0, &a->c2, b1);
-    g16__fp2_mul_by_nonresidue(&c0, &c0);
-    g16__fp2_mul(&c1, &a->c0, b1);
-    g16__fp2_mul(&c2, &a->c1, b1);
-    r->c0 = c0;
-    r->c1 = c1;
-    r->c2 = c2;
+    g16__fp6_wide t;
+    g16__fp6_mul_by_1_wide(&t, a, b1);
+    g16__fp6_redc(r, &t);
 }
 
 void g16__fp6_frobenius(g16_fp6 *r, const g16_fp6 *a, int k)

@@ -30,6 +30,51 @@ void g16__fp6_mul_by_1(g16_fp6 *r, const g16_fp6 *a, const g16_fp2 *b1);
 /* r = a^(p^k) for k in {1, 2, 3} (other k: r = a^(p^(k mod 6)) by composition is the caller's job). */
 void g16__fp6_frobenius(g16_fp6 *r, const g16_fp6 *a, int k);
 
+/*
+ * Lazy reduction (see fp2.h's wide values): products left as double-length coefficients
+ * (each < p·2^384), combined with modular wide additions, reduced once per output coefficient.
+ */
+typedef struct { g16__fp2_wide c0, c1, c2; } g16__fp6_wide;
+
+void g16__fp6_mul_wide(g16__fp6_wide *r, const g16_fp6 *a, const g16_fp6 *b);
+void g16__fp6_mul_by_01_wide(g16__fp6_wide *r, const g16_fp6 *a, const g16_fp2 *b0, const g16_fp2 *b1);
+void g16__fp6_mul_by_1_wide(g16__fp6_wide *r, const g16_fp6 *a, const g16_fp2 *b1);
+void g16__fp6_redc(g16_fp6 *r, const g16__fp6_wide *t);
+
+static inline void g16__fp6w_add(g16__fp6_wide *r, const g16__fp6_wide *a, const g16__fp6_wide *b)
+{
+    g16__fp2w_add(&r->c0, &a->c0, &b->c0);
+    g16__fp2w_add(&r->c1, &a->c1, &b->c1);
+    g16__fp2w_add(&r->c2, &a->c2, &b->c2);
+}
+
+static inline void g16__fp6w_sub(g16__fp6_wide *r, const g16__fp6_wide *a, const g16__fp6_wide *b)
+{
+    g16__fp2w_sub(&r->c0, &a->c0, &b->c0);
+    g16__fp2w_sub(&r->c1, &a->c1, &b->c1);
+    g16__fp2w_sub(&r->c2, &a->c2, &b->c2);
+}
+
+/* r = a + b·v (the Fp12 reduction w² = v applied to a wide product); r must not alias b. */
+static inline void g16__fp6w_add_mul_by_v(g16__fp6_wide *r, const g16__fp6_wide *a, const g16__fp6_wide *b)
+{
+    g16__fp2_wide t;
+    g16__fp2w_mul_by_nonresidue(&t, &b->c2);
+    g16__fp2w_add(&r->c0, &a->c0, &t);
+    g16__fp2w_add(&r->c1, &a->c1, &b->c0);
+    g16__fp2w_add(&r->c2, &a->c2, &b->c1);
+}
+
+/* r = a − b·v; r must not alias b. */
+static inline void g16__fp6w_sub_mul_by_v(g16__fp6_wide *r, const g16__fp6_wide *a, const g16__fp6_wide *b)
+{
+    g16__fp2_wide t;
+    g16__fp2w_mul_by_nonresidue(&t, &b->c2);
+    g16__fp2w_sub(&r->c0, &a->c0, &t);
+    g16__fp2w_sub(&r->c1, &a->c1, &b->c0);
+    g16__fp2w_sub(&r->c2, &a->c2, &b->c1);
+}
+
 void g16__fp6_set_zero(g16_fp6 *r);
 void g16__fp6_set_one(g16_fp6 *r);
 int g16__fp6_is_zero(const g16_fp6 *a);
