@@ -264,6 +264,101 @@ typedef enum { G16_DEMO_BITS = 0, G16_DEMO_FIELD = 1 } g16_demo_kind;
 g16_status g16_demo_circuit(g16_cs **out, g16_demo_kind kind, uint64_t num_constraints, uint64_t seed,
                             g16_error *err);
 
+/* ---- Groth16 (bellman / bellperson compatible) ----
+ * Parameters (the SRS) in bellman's file layout, all points uncompressed (96 / 192 bytes):
+ *   vk:  alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, u32 BE count + IC points
+ *   then h, l, a, b_g1 (G1) and b_g2 (G2), each a u32 BE count followed by its points.
+ * For a finalized circuit (see the r1cs section): ic = num_inputs, l = num_aux, h = N − 1,
+ * a = num_inputs + |a_aux_density|, b_g1 = b_g2 = |b_input_density| + |b_aux_density|.
+ * The verifying-key file is the vk prefix alone. A proof is 192 bytes: A (compressed G1) ‖
+ * B (compressed G2) ‖ C (compressed G1).
+ *
+ * Ownership: g16_params, g16_vk and g16_pvk are created by the functions below and released with
+ * their _destroy (NULL accepted). They are immutable after creation and may be shared by threads.
+ * g16_params_destroy hands the large point arrays to a background thread (the caller does not
+ * wait on the allocator). g16_proof is a caller-allocated value.
+ */
+typedef struct g16_params g16_params;
+typedef struct g16_vk g16_vk;
+typedef struct g16_pvk g16_pvk;
+
+typedef struct {
+    g16_p1_affine a;
+    g16_p2_affine b;
+    g16_p1_affine c;
+} g16_proof;
+
+#define G16_PROOF_BYTES 192
+void g16_proof_write(uint8_t out[G16_PROOF_BYTES], const g16_proof *proof);
+/* Decodes with every check (flags, range, curve, subgroup); status names the failing point. */
+g16_status g16_proof_read(g16_proof *proof, const uint8_t in[G16_PROOF_BYTES], g16_error *err);
+
+/* Loading flags: G16_PARAMS_UNCHECKED skips the subgroup checks (coordinates, flags and the
+ * curve equation are always checked). Points at infinity in h, l, a, b_g1, b_g2 are refused
+ * as bellman refuses them. */
+#define G16_PARAMS_UNCHECKED 1u
+
+typedef struct {
+    uint64_t n_ic, n_h, n_l, n_a, n_b_g1, n_b_g2;
+    uint64_t file_bytes; /* size of the serialized parameters */
+} g16_params_info;
+
+g16_status g16_params_load(g16_params **out, const char *path, unsigned flags, g16_error *err);
+/* Borrows buf for the duration of the call. */
+g16_status g16_params_load_buffer(g16_params **out, const uint8_t *buf, size_t len, unsigned flags, g16_error *err);
+g16_status g16_params_save(const g16_params *params, const char *path, g16_error *err);
+void g16_params_destroy(g16_params *params);
+void g16_params_get_info(const g16_params *params, g16_params_info *info);
+/* The verifying key inside params (borrowed: valid until g16_params_destroy). */
+const g16_vk *g16_params_vk(const g16_params *params);
+
+g16_status g16_vk_load(g16_vk **out, const char *path, g16_error *err);
+g16_status g16_vk_load_buffer(g16_vk **out, const uint8_t *buf, size_t len, g16_error *err);
+g16_status g16_vk_save(const g16_vk *vk, const char *path, g16_error *err);
+/* A standalone copy of a verifying key (e.g. of g16_params_vk). */
+g16_status g16_vk_clone(g16_vk **out, const g16_vk *vk);
+void g16_vk_destroy(g16_vk *vk);
+uint64_t g16_vk_num_inputs(const g16_vk *vk); /* IC points = public inputs + 1 (ONE) */
+
+/* Prepared verifying key: e(alpha, beta) and the line coefficients of −gamma and −delta. */
+g16_status g16_pvk_create(g16_pvk **out, const g16_vk *vk, g16_error *err);
+void g16_pvk_destroy(g16_pvk *pvk);
+
+/* Setup from random toxic waste (tau, alpha, beta, gamma, delta, all nonzero) drawn from the OS
+ * CSPRNG; opts->seed makes it deterministic (tests only: the toxic waste is then known). */
+typedef struct {
+    int deterministic;
+    uint64_t seed;
+} g16_setup_opts;
+g16_status g16_setup(g16_params **out, const g16_r1cs *r1cs, const g16_setup_opts *opts, g16_error *err);
+
+/* Proving. A batch proves `count` witnesses of the same circuit with one parameter set (Filecoin
+ * proves 10 partitions at once). witnesses[i] is a full witness (r1cs layout: ONE, inputs, aux).
+ * Each witness is checked against the constraints first (G16_ERR_UNSATISFIED naming the
+ * circuit and row) unless G16_PROVE_NO_CHECK, and each proof is verified with the parameters'
+ * verifying key before it is returned (G16_ERR_VERIFY_FAILED) unless G16_PROVE_NO_VERIFY.
+ * r and s are fresh from the OS CSPRNG unless opts->r / opts->s give `count` fixed values each
+ * (tests; GPU-versus-CPU comparisons). Nothing is written to proofs on error. */
+#define G16_PROVE_NO_VERIFY 1u
+#define G16_PROVE_NO_CHECK 2u
+typedef struct {
+    unsigned flags;
+    const g16_fr *r, *s;
+} g16_prove_opts;
+g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs *r1cs,
+                     const g16_fr *const *witnesses, size_t count, const g16_prove_opts *opts, g16_error *err);
+
+/* Verification. inputs are the public inputs without the leading ONE: n_inputs = IC points − 1
+ * (G16_ERR_SIZE_MISMATCH otherwise). G16_OK or G16_ERR_VERIFY_FAILED. */
+g16_status g16_verify(const g16_pvk *pvk, const g16_proof *proof, const g16_fr *inputs, size_t n_inputs,
+                      g16_error *err);
+/* All proofs at once with a random linear combination (weights from the OS CSPRNG): one final
+ * exponentiation and count + 3 Miller loops. G16_OK only when every proof verifies (except with
+ * probability ~2^-128); on failure the caller can find the bad one with g16_verify. */
+g16_status g16_verify_batch(const g16_pvk *pvk, const g16_proof *proofs, const g16_fr *const *inputs,
+                            size_t n_inputs, size_t count, g16_error *err);
+
+
 #ifdef __cplusplus
 }
 #endif

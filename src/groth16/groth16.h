@@ -1,0 +1,57 @@
+/*
+ * Groth16 internals shared by params.c (file formats), setup.c, prove.c and verify.c.
+ * The public contract is the Groth16 section of include/g16.h.
+ *
+ * Representation: every point is decoded once into the curve layer's affine form (Montgomery
+ * coordinates, infinity = (0, 0)); the parameter arrays are single large allocations
+ * (g16__alloc_large) so that g16_params_destroy can hand them to the background freer.
+ * Invariants once a g16_params exists: all points are on the curve (and, unless loaded with
+ * G16_PARAMS_UNCHECKED, in the subgroup); query points are never infinity (bellman refuses them);
+ * vk.n_ic >= 1.
+ */
+#ifndef G16_GROTH16_GROTH16_H
+#define G16_GROTH16_GROTH16_H
+
+#include "curve/pairing.h"
+#include "g16.h"
+
+struct g16_vk {
+    g16_p1_affine alpha_g1, beta_g1, delta_g1;
+    g16_p2_affine beta_g2, gamma_g2, delta_g2;
+    uint64_t n_ic;
+    g16_p1_affine *ic; /* owned: n_ic points (g16__alloc_large) */
+};
+
+struct g16_params {
+    struct g16_vk vk;
+    uint64_t n_h, n_l, n_a, n_b_g1, n_b_g2;
+    g16_p1_affine *h, *l, *a, *b_g1; /* owned (g16__alloc_large) */
+    g16_p2_affine *b_g2;
+};
+
+struct g16_pvk {
+    g16_fp12 alpha_beta; /* e(alpha_g1, beta_g2) */
+    g16_p1_affine alpha_g1;
+    g16__p2_prepared neg_gamma, neg_delta, beta; /* beta: for batch verification */
+    uint64_t n_ic;
+    g16_p1_affine *ic; /* owned copy */
+};
+
+/* Byte sizes of the encodings. */
+#define G16__G1_UNCOMPRESSED 96
+#define G16__G2_UNCOMPRESSED 192
+/* vk prefix: 3 G1 + 3 G2 + the IC count (the IC points follow). */
+#define G16__VK_FIXED_BYTES (3 * G16__G1_UNCOMPRESSED + 3 * G16__G2_UNCOMPRESSED + 4)
+
+/* Serialized size of a vk with n_ic IC points, and of whole parameters. */
+uint64_t g16__vk_serialized_size(uint64_t n_ic);
+uint64_t g16__params_serialized_size(const struct g16_params *p);
+
+/* Allocates the point arrays of p for the counts already stored in it (zeroed: infinity). */
+g16_status g16__params_alloc(struct g16_params *p, g16_error *err);
+
+/* The vk check of the prover: e(A, B) = e(alpha, beta) e(IC(inputs), gamma) e(C, delta). */
+g16_status g16__verify_with(const struct g16_pvk *pvk, const g16_proof *proof, const g16_fr *inputs,
+                            size_t n_inputs, g16_error *err);
+
+#endif /* G16_GROTH16_GROTH16_H */

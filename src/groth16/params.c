@@ -1,0 +1,437 @@
+/*
+ * Parameter and verifying-key files in bellman's layout (see include/g16.h), loaded from a
+ * read-only memory map and decoded on all threads.
+ *
+ * Every decode error names the section, the point index and the byte offset in the file. Counts
+ * are checked against the bytes that remain before anything is allocated, so a corrupt count
+ * cannot trigger a huge allocation. Bytes after b_g2 (e.g. the MPC transcript that Filecoin's
+ * phase-2 files carry) are allowed and ignored.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "groth16/groth16.h"
+#include "util/alloc.h"
+#include "util/bgfree.h"
+#include "util/error.h"
+#include "util/threads.h"
+#include "util/trace.h"
+
+uint64_t g16__vk_serialized_size(uint64_t n_ic) { return G16__VK_FIXED_BYTES + n_ic * G16__G1_UNCOMPRESSED; }
+
+uint64_t g16__params_serialized_size(const struct g16_params *p)
+{
+    return g16__vk_serialized_size(p->vk.n_ic) + 5 * 4 +
+           (p->n_h + p->n_l + p->n_a + p->n_b_g1) * G16__G1_UNCOMPRESSED + p->n_b_g2 * G16__G2_UNCOMPRESSED;
+}
+
+static void *alloc_points(uint64_t n, size_t size)
+{
+    return g16__alloc_large_zero(n ? n : 1, size);
+}
+
+g16_status g16__params_alloc(struct g16_params *p, g16_error *err)
+{
+    p->vk.ic = alloc_points(p->vk.n_ic, sizeof(g16_p1_affine));
+    p->h = alloc_points(p->n_h, sizeof(g16_p1_affine));
+    p->l = alloc_points(p->n_l, sizeof(g16_p1_affine));
+    p->a = alloc_points(p->n_a, sizeof(g16_p1_affine));
+    p->b_g1 = alloc_points(p->n_b_g1, sizeof(g16_p1_affine));
+    p->b_g2 = alloc_points(p->n_b_g2, sizeof(g16_p2_affine));
+    if (!p->vk.ic || !p->h || !p->l || !p->a || !p->b_g1 || !p->b_g2)
+        return g16__error(err, G16_ERR_NOMEM, "parameters: cannot allocate %llu bytes of points",
+                          (unsigned long long)g16__params_serialized_size(p));
+    return G16_OK;
+}
+
+static void free_points(void *pts, uint64_t n, size_t size, const char *label)
+{
+    if (pts)
+        g16__free_async(pts, (n ? n : 1) * size, label, g16__free_large);
+}
+
+void g16_params_destroy(g16_params *p)
+{
+    if (!p)
+        return;
+    free_points(p->vk.ic, p->vk.n_ic, sizeof(g16_p1_affine), "params.ic");
+    free_points(p->h, p->n_h, sizeof(g16_p1_affine), "params.h");
+    free_points(p->l, p->n_l, sizeof(g16_p1_affine), "params.l");
+    free_points(p->a, p->n_a, sizeof(g16_p1_affine), "params.a");
+    free_points(p->b_g1, p->n_b_g1, sizeof(g16_p1_affine), "params.b_g1");
+    free_points(p->b_g2, p->n_b_g2, sizeof(g16_p2_affine), "params.b_g2");
+    free(p);
+}
+
+void g16_vk_destroy(g16_vk *vk)
+{
+    if (!vk)
+        return;
+    g16__free_large(vk->ic, (vk->n_ic ? vk->n_ic : 1) * sizeof(g16_p1_affine));
+    free(vk);
+}
+
+void g16_params_get_info(const g16_params *p, g16_params_info *info)
+{
+    info->n_ic = p->vk.n_ic;
+    info->n_h = p->n_h;
+    info->n_l = p->n_l;
+    info->n_a = p->n_a;
+    info->n_b_g1 = p->n_b_g1;
+    info->n_b_g2 = p->n_b_g2;
+    info->file_bytes = g16__params_serialized_size(p);
+}
+
+const g16_vk *g16_params_vk(const g16_params *p) { return &p->vk; }
+uint64_t g16_vk_num_inputs(const g16_vk *vk) { return vk->n_ic; }
+
+g16_status g16_vk_clone(g16_vk **out, const g16_vk *vk)
+{
+    g16_vk *c = calloc(1, sizeof *c);
+    if (!c)
+        return G16_ERR_NOMEM;
+    *c = *vk;
+    c->ic = alloc_points(vk->n_ic, sizeof(g16_p1_affine));
+    if (!c->ic) {
+        free(c);
+        return G16_ERR_NOMEM;
+    }
+    memcpy(c->ic, vk->ic, vk->n_ic * sizeof(g16_p1_affine));
+    *out = c;
+    return G16_OK;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+typedef struct {
+    const uint8_t *buf;
+    size_t len, off;
+    unsigned flags;
+    g16_error *err;
+} reader;
+
+static g16_status read_u32(reader *rd, const char *section, uint32_t *v)
+{
+    if (rd->len - rd->off < 4)
+        return g16__error(rd->err, G16_ERR_TRUNCATED, "%s: count at byte %zu: file ends at byte %zu", section,
+                          rd->off, rd->len);
+    const uint8_t *b = rd->buf + rd->off;
+    *v = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+    rd->off += 4;
+    return G16_OK;
+}
+
+typedef struct {
+    const uint8_t *src; /* first point's bytes */
+    void *dst;
+    int g2, allow_infinity, unchecked;
+    pthread_mutex_t lock;
+    uint64_t bad_index; /* lowest failing index, UINT64_MAX if none */
+    g16_status bad_status;
+} decode_job;
+
+static g16_status decode_one(const decode_job *job, uint64_t i)
+{
+    g16_status st;
+    int inf;
+    if (job->g2) {
+        g16_p2_affine *d = (g16_p2_affine *)job->dst + i;
+        const uint8_t *s = job->src + i * G16__G2_UNCOMPRESSED;
+        st = job->unchecked ? g16_p2_affine_deserialize_unchecked(d, s) : g16_p2_affine_deserialize(d, s);
+        inf = st == G16_OK && g16__p2_affine_is_infinity(d);
+    } else {
+        g16_p1_affine *d = (g16_p1_affine *)job->dst + i;
+        const uint8_t *s = job->src + i * G16__G1_UNCOMPRESSED;
+        st = job->unchecked ? g16_p1_affine_deserialize_unchecked(d, s) : g16_p1_affine_deserialize(d, s);
+        inf = st == G16_OK && g16__p1_affine_is_infinity(d);
+    }
+    if (inf && !job->allow_infinity)
+        st = G16_ERR_FORMAT;
+    return st;
+}
+
+static void decode_range(void *ctx, size_t begin, size_t end)
+{
+    decode_job *job = ctx;
+    for (size_t i = begin; i < end; i++) {
+        g16_status st = decode_one(job, i);
+        if (st != G16_OK) {
+            pthread_mutex_lock(&job->lock);
+            if (i < job->bad_index) {
+                job->bad_index = i;
+                job->bad_status = st;
+            }
+            pthread_mutex_unlock(&job->lock);
+            return; /* the lowest failure in this chunk is found; later ones cannot be lower */
+        }
+    }
+}
+
+/* Decodes n points of one section starting at rd->off into dst. */
+static g16_status read_points(reader *rd, const char *section, void *dst, uint64_t n, int g2, int allow_infinity)
+{
+    size_t size = g2 ? G16__G2_UNCOMPRESSED : G16__G1_UNCOMPRESSED;
+    if ((rd->len - rd->off) / size < n)
+        return g16__error(rd->err, G16_ERR_TRUNCATED,
+                          "%s: %llu points of %zu bytes from byte %zu need %llu bytes; the file ends at byte %zu",
+                          section, (unsigned long long)n, size, rd->off, (unsigned long long)(n * size), rd->len);
+    decode_job job = {rd->buf + rd->off, dst, g2, allow_infinity, (rd->flags & G16_PARAMS_UNCHECKED) != 0,
+                      PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, G16_OK};
+    g16__span sp = g16__span_begin_n(section, n);
+    g16__parallel_for(n, 1024, decode_range, &job);
+    g16__span_end(sp);
+    if (job.bad_index != UINT64_MAX) {
+        size_t at = rd->off + job.bad_index * size;
+        const char *why = job.bad_status == G16_ERR_FORMAT ? "point at infinity (refused in a query, as bellman does)"
+                                                           : g16_strerror(job.bad_status);
+        return g16__error(rd->err, job.bad_status, "%s: point %llu at byte %zu: %s", section,
+                          (unsigned long long)job.bad_index, at, why);
+    }
+    rd->off += n * size;
+    return G16_OK;
+}
+
+static g16_status read_vk(reader *rd, struct g16_vk *vk)
+{
+    g16_status st;
+    uint32_t n_ic;
+    if ((st = read_points(rd, "vk.alpha_g1", &vk->alpha_g1, 1, 0, 1)) != G16_OK ||
+        (st = read_points(rd, "vk.beta_g1", &vk->beta_g1, 1, 0, 1)) != G16_OK ||
+        (st = read_points(rd, "vk.beta_g2", &vk->beta_g2, 1, 1, 1)) != G16_OK ||
+        (st = read_points(rd, "vk.gamma_g2", &vk->gamma_g2, 1, 1, 1)) != G16_OK ||
+        (st = read_points(rd, "vk.delta_g1", &vk->delta_g1, 1, 0, 1)) != G16_OK ||
+        (st = read_points(rd, "vk.delta_g2", &vk->delta_g2, 1, 1, 1)) != G16_OK ||
+        (st = read_u32(rd, "vk.ic", &n_ic)) != G16_OK)
+        return st;
+    if (n_ic == 0)
+        return g16__error(rd->err, G16_ERR_FORMAT, "vk.ic: count 0 at byte %zu (at least ONE's point)", rd->off - 4);
+    if ((rd->len - rd->off) / G16__G1_UNCOMPRESSED < n_ic)
+        return read_points(rd, "vk.ic", NULL, n_ic, 0, 1); /* reports the truncation */
+    vk->n_ic = n_ic;
+    vk->ic = alloc_points(n_ic, sizeof(g16_p1_affine));
+    if (!vk->ic)
+        return g16__error(rd->err, G16_ERR_NOMEM, "vk.ic: %u points", n_ic);
+    return read_points(rd, "vk.ic", vk->ic, n_ic, 0, 0);
+}
+
+g16_status g16_vk_load_buffer(g16_vk **out, const uint8_t *buf, size_t len, g16_error *err)
+{
+    g16_status st;
+    reader rd = {buf, len, 0, 0, err};
+    struct g16_vk *vk = calloc(1, sizeof *vk);
+    if (!out || (!buf && len)) {
+        free(vk);
+        return g16__error(err, G16_ERR_ARG, "g16_vk_load_buffer: NULL argument");
+    }
+    if (!vk)
+        return g16__error(err, G16_ERR_NOMEM, "g16_vk_load_buffer: out of memory");
+    if ((st = read_vk(&rd, vk)) != G16_OK)
+        goto cleanup;
+    *out = vk;
+    vk = NULL;
+cleanup:
+    g16_vk_destroy(vk);
+    return st;
+}
+
+static g16_status read_section(reader *rd, const char *name, uint64_t *n, void **pts, int g2)
+{
+    uint32_t count;
+    g16_status st = read_u32(rd, name, &count);
+    if (st != G16_OK)
+        return st;
+    size_t size = g2 ? G16__G2_UNCOMPRESSED : G16__G1_UNCOMPRESSED;
+    if ((rd->len - rd->off) / size < count)
+        return read_points(rd, name, NULL, count, g2, 0); /* reports the truncation */
+    *n = count;
+    *pts = alloc_points(count, g2 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine));
+    if (!*pts)
+        return g16__error(rd->err, G16_ERR_NOMEM, "%s: %u points", name, count);
+    return read_points(rd, name, *pts, count, g2, 0);
+}
+
+g16_status g16_params_load_buffer(g16_params **out, const uint8_t *buf, size_t len, unsigned flags, g16_error *err)
+{
+    g16_status st;
+    reader rd = {buf, len, 0, flags, err};
+    struct g16_params *p = NULL;
+    g16__span span = g16__span_begin("params.decode");
+    if (!out || (!buf && len)) {
+        st = g16__error(err, G16_ERR_ARG, "g16_params_load_buffer: NULL argument");
+        goto cleanup;
+    }
+    if (!(p = calloc(1, sizeof *p))) {
+        st = g16__error(err, G16_ERR_NOMEM, "g16_params_load_buffer: out of memory");
+        goto cleanup;
+    }
+    if ((st = read_vk(&rd, &p->vk)) != G16_OK ||
+        (st = read_section(&rd, "h", &p->n_h, (void **)&p->h, 0)) != G16_OK ||
+        (st = read_section(&rd, "l", &p->n_l, (void **)&p->l, 0)) != G16_OK ||
+        (st = read_section(&rd, "a", &p->n_a, (void **)&p->a, 0)) != G16_OK ||
+        (st = read_section(&rd, "b_g1", &p->n_b_g1, (void **)&p->b_g1, 0)) != G16_OK ||
+        (st = read_section(&rd, "b_g2", &p->n_b_g2, (void **)&p->b_g2, 1)) != G16_OK)
+        goto cleanup;
+    if (p->n_b_g1 != p->n_b_g2) {
+        st = g16__error(err, G16_ERR_FORMAT, "b_g1 has %llu points but b_g2 has %llu",
+                        (unsigned long long)p->n_b_g1, (unsigned long long)p->n_b_g2);
+        goto cleanup;
+    }
+    *out = p;
+    p = NULL;
+cleanup:
+    g16_params_destroy(p);
+    g16__span_end(span);
+    return st;
+}
+
+/* Maps a whole file read-only; *len = 0 and *map = NULL for an empty file. */
+static g16_status map_file(const char *path, const uint8_t **map, size_t *len, g16_error *err)
+{
+    g16_status st = G16_OK;
+    struct stat sb;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    *map = NULL;
+    *len = 0;
+    if (fd < 0)
+        return g16__error(err, G16_ERR_IO, "%s: %s", path, strerror(errno));
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        st = g16__error(err, G16_ERR_IO, "%s: not a regular file", path);
+        goto cleanup;
+    }
+    if (sb.st_size > 0) {
+        void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            st = g16__error(err, G16_ERR_IO, "%s: mmap: %s", path, strerror(errno));
+            goto cleanup;
+        }
+        madvise(m, (size_t)sb.st_size, MADV_SEQUENTIAL);
+        *map = m;
+        *len = (size_t)sb.st_size;
+    }
+cleanup:
+    close(fd);
+    return st;
+}
+
+g16_status g16_params_load(g16_params **out, const char *path, unsigned flags, g16_error *err)
+{
+    const uint8_t *map;
+    size_t len;
+    g16__span span = g16__span_begin("params.load");
+    g16_status st = map_file(path, &map, &len, err);
+    if (st == G16_OK) {
+        st = g16_params_load_buffer(out, map, len, flags, err);
+        if (st != G16_OK)
+            g16__error_prefix(err, "%s: ", path);
+        if (map)
+            munmap((void *)map, len);
+    }
+    g16__span_end(span);
+    return st;
+}
+
+g16_status g16_vk_load(g16_vk **out, const char *path, g16_error *err)
+{
+    const uint8_t *map;
+    size_t len;
+    g16_status st = map_file(path, &map, &len, err);
+    if (st == G16_OK) {
+        st = g16_vk_load_buffer(out, map, len, err);
+        if (st != G16_OK)
+            g16__error_prefix(err, "%s: ", path);
+        if (map)
+            munmap((void *)map, len);
+    }
+    return st;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static int write_u32(FILE *f, uint64_t v)
+{
+    uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    return fwrite(b, 1, 4, f) == 4;
+}
+
+static int write_g1(FILE *f, const g16_p1_affine *pts, uint64_t n)
+{
+    uint8_t b[G16__G1_UNCOMPRESSED];
+    for (uint64_t i = 0; i < n; i++) {
+        g16_p1_affine_serialize(b, &pts[i]);
+        if (fwrite(b, 1, sizeof b, f) != sizeof b)
+            return 0;
+    }
+    return 1;
+}
+
+static int write_g2(FILE *f, const g16_p2_affine *pts, uint64_t n)
+{
+    uint8_t b[G16__G2_UNCOMPRESSED];
+    for (uint64_t i = 0; i < n; i++) {
+        g16_p2_affine_serialize(b, &pts[i]);
+        if (fwrite(b, 1, sizeof b, f) != sizeof b)
+            return 0;
+    }
+    return 1;
+}
+
+static int write_vk(FILE *f, const struct g16_vk *vk)
+{
+    return write_g1(f, &vk->alpha_g1, 1) && write_g1(f, &vk->beta_g1, 1) && write_g2(f, &vk->beta_g2, 1) &&
+           write_g2(f, &vk->gamma_g2, 1) && write_g1(f, &vk->delta_g1, 1) && write_g2(f, &vk->delta_g2, 1) &&
+           write_u32(f, vk->n_ic) && write_g1(f, vk->ic, vk->n_ic);
+}
+
+static int write_params(FILE *f, const struct g16_params *p)
+{
+    return write_vk(f, &p->vk) && write_u32(f, p->n_h) && write_g1(f, p->h, p->n_h) && write_u32(f, p->n_l) &&
+           write_g1(f, p->l, p->n_l) && write_u32(f, p->n_a) && write_g1(f, p->a, p->n_a) &&
+           write_u32(f, p->n_b_g1) && write_g1(f, p->b_g1, p->n_b_g1) && write_u32(f, p->n_b_g2) &&
+           write_g2(f, p->b_g2, p->n_b_g2);
+}
+
+/* Writes to path.tmp and renames, so a crash never leaves a half-written file under the name. */
+static g16_status save_with(const char *path, const void *obj, int (*writer)(FILE *, const void *), g16_error *err)
+{
+    g16_status st = G16_OK;
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return g16__error(err, G16_ERR_ARG, "%s: path too long", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return g16__error(err, G16_ERR_IO, "%s: %s", tmp, strerror(errno));
+    int ok = writer(f, obj);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        st = g16__error(err, G16_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    return st;
+}
+
+static int write_params_any(FILE *f, const void *p) { return write_params(f, p); }
+static int write_vk_any(FILE *f, const void *vk) { return write_vk(f, vk); }
+
+g16_status g16_params_save(const g16_params *p, const char *path, g16_error *err)
+{
+    if (!p || !path)
+        return g16__error(err, G16_ERR_ARG, "g16_params_save: NULL argument");
+    g16__span span = g16__span_begin("params.save");
+    g16_status st = save_with(path, p, write_params_any, err);
+    g16__span_end(span);
+    return st;
+}
+
+g16_status g16_vk_save(const g16_vk *vk, const char *path, g16_error *err)
+{
+    if (!vk || !path)
+        return g16__error(err, G16_ERR_ARG, "g16_vk_save: NULL argument");
+    return save_with(path, vk, write_vk_any, err);
+}
