@@ -351,6 +351,22 @@ static void test_groth16_h_unsatisfied(void **state)
     g16__ntt_domain_destroy(d);
 }
 
+/* Other shapes (tiny blocks, several column passes of 1..7 stages) give the same results. */
+static void test_tunings(void **state)
+{
+    (void)state;
+    static const g16__ntt_tuning tunes[] = {{1, 1}, {2, 2}, {3, 3}, {4, 7}, {5, 4}, {10, 1}, {12, 5}};
+    g16__ntt_tuning saved = g16__ntt_tune;
+    for (size_t t = 0; t < sizeof tunes / sizeof tunes[0]; t++) {
+        g16__ntt_tune = tunes[t];
+        for (unsigned k = 0; k <= 8; k += 2)
+            check_naive(k, k % 4 ? 5 : 7, NULL);
+        check_roundtrip(13, 7);
+        check_h(9, 5);
+    }
+    g16__ntt_tune = saved;
+}
+
 /* One thread and the whole pool must give the same bits. */
 static void test_thread_counts(void **state)
 {
@@ -457,7 +473,7 @@ int main(void)
         cmocka_unit_test(test_domain),        cmocka_unit_test(test_vs_naive),
         cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_linearity),
         cmocka_unit_test(test_groth16_h),     cmocka_unit_test(test_groth16_h_unsatisfied),
-        cmocka_unit_test(test_thread_counts), cmocka_unit_test(test_roundtrip_large),
+        cmocka_unit_test(test_tunings),       cmocka_unit_test(test_thread_counts), cmocka_unit_test(test_roundtrip_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,19 +4,25 @@
  * Two in-place radix-2 kernels share one twiddle table tw[j] = ω^j (j < n/2):
  *   DIF (Gentleman-Sande): natural order in, bit-reversed order out;
  *   DIT (Cooley-Tukey):    bit-reversed order in, natural order out.
- * A stage of butterflies pairing x[j] and x[j+h] inside blocks of 2h uses the (2h)-th roots
- * ω^(j·s), s = n/(2h). Inverse transforms use ω^-(j·s) = -ω^(n/2 - j·s) (ω^(n/2) = -1), read from
+ * A stage of butterflies pairing x[p] and x[p+h] inside blocks of 2h uses the (2h)-th roots
+ * ω^(j·n/2h), j = p mod 2h. Inverse transforms use ω^-e = -ω^(n/2 - e) (ω^(n/2) = -1), read from
  * the same table with the sign folded into the add/sub, so no second table is needed.
  *
  * Pairing DIF for the first transform with DIT for the second leaves no permutation in the middle
  * of a round trip: groth16_h needs one bit-reversal (at the very end) instead of seven. Scaling of
- * coefficients held in bit-reversed order by g^i uses the split i = rev(p) (see scale_rev).
+ * coefficients held in bit-reversed order by g^i uses the split i = rev(p) (see scale_rev_range).
  *
- * Cache and threads: a stage touching the whole array is run across the pool (parallel_for over
- * its butterflies) only for the top stages, until there are at least 4 blocks per thread; the
- * blocks then run independently, each depth-first (one stage over the block, then each half),
- * so that once a block fits in cache every remaining stage runs out of cache. Below LEAF elements
- * the stages run breadth-first.
+ * Memory: the multiplications are cheap enough (MULX) that a stage streaming the whole array from
+ * DRAM is bandwidth-bound, so a transform touches the array only a few times:
+ *   - block phase: the array splits into blocks of 2^mb elements (mb <= BLOCK_LOG, 512 KiB, an
+ *     L2's worth) that run their stages independently, depth-first, in cache. Scalings and, for
+ *     a DIF^-1 followed by a DIT, both transforms are fused into the same visit of each block;
+ *   - column passes: the k - mb stages above the blocks run in passes of up to COL_MAX stages.
+ *     A pass over super-blocks of 2^a elements gathers, for COL_B consecutive offsets i0, the
+ *     2^s elements i0 + t·2^(a-s) of each column into a contiguous buffer (no power-of-two cache
+ *     set conflicts), runs s stages there and writes it back: s stages for one array visit.
+ * Threads: blocks and column batches are independent work items for g16__parallel_for; blocks get
+ * smaller (down to 2^LEAF_LOG) until there are 4 per thread. The split never changes the result.
  */
 #include "poly/ntt.h"
 
@@ -27,16 +33,22 @@
 #include "util/error.h"
 #include "util/threads.h"
 
-/* Blocks up to this many elements (32 KiB) run their stages breadth-first. */
-#define LEAF ((size_t)1 << 10)
-/* Butterflies per parallel chunk of a top stage, elements per chunk of a scaling pass:
- * around 0.1 ms of work, far above the cost of handing out a chunk. */
-#define STAGE_GRAIN ((size_t)1 << 10)
-#define SCALE_GRAIN ((size_t)1 << 11)
+/* Blocks up to 2^LEAF_LOG elements (32 KiB, an L1) run their stages breadth-first. */
+#define LEAF_LOG 10
+#define LEAF ((size_t)1 << LEAF_LOG)
+/* Default block size in the block phase: 2^14 elements = 512 KiB. */
+#define BLOCK_LOG 14
+/* Column passes: at most 2^COL_MAX rows of COL_B elements in the buffer (2^7 · 8 · 32 B = 32 KiB). */
+#define COL_MAX 7
+#define COL_B 8
+/* Elements per chunk of an elementwise pass: about 0.1 ms of work. */
+#define ELEM_GRAIN ((size_t)1 << 12)
 /* Bit-reversal tiles are 2^BR_Q x 2^BR_Q elements (runs of 2^BR_Q contiguous elements). */
 #define BR_Q 4
 /* Small shift tables have 2^MAX_LO_BITS entries. */
 #define MAX_LO_BITS 10
+
+g16__ntt_tuning g16__ntt_tune = {BLOCK_LOG, COL_MAX};
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -69,72 +81,72 @@ static void pow_u64_var(g16_fr *r, const g16_fr *a, uint64_t e)
 
 /* ---------------------------------------------------------------- butterflies */
 
-/* DIF butterflies j in [j0, j1) of one block: (x[j], x[j+h]) <- (x[j] + x[j+h], (x[j] - x[j+h])·w_j)
- * with w_j = ω^(j·s) (forward) or ω^-(j·s) (inverse); half = n/2. */
-static void dif_span(g16_fr *x, size_t h, size_t j0, size_t j1, const g16_fr *tw, size_t s, size_t half, int inv)
+/* One DIF butterfly, e = twiddle exponent (j·n/2h): (a, b) <- (a + b, (a - b)·ω^±e). */
+static inline void bf_dif(g16_fr *a, g16_fr *b, size_t e, const g16_fr *tw, size_t half, int inv)
 {
     g16_fr d;
-    if (j0 == 0 && j1 > 0) { /* w = 1 */
-        g16__fr_sub(&d, &x[0], &x[h]);
-        g16__fr_add(&x[0], &x[0], &x[h]);
-        x[h] = d;
-        j0 = 1;
-    }
-    if (!inv) {
-        for (size_t j = j0; j < j1; j++) {
-            g16__fr_sub(&d, &x[j], &x[j + h]);
-            g16__fr_add(&x[j], &x[j], &x[j + h]);
-            g16__fr_mul(&x[j + h], &d, &tw[j * s]);
-        }
-    } else {
-        for (size_t j = j0; j < j1; j++) { /* (a - b)·(-ω^(half - js)) = (b - a)·ω^(half - js) */
-            g16__fr_sub(&d, &x[j + h], &x[j]);
-            g16__fr_add(&x[j], &x[j], &x[j + h]);
-            g16__fr_mul(&x[j + h], &d, &tw[half - j * s]);
-        }
+    if (e == 0) {
+        g16__fr_sub(&d, a, b);
+        g16__fr_add(a, a, b);
+        *b = d;
+    } else if (!inv) {
+        g16__fr_sub(&d, a, b);
+        g16__fr_add(a, a, b);
+        g16__fr_mul(b, &d, &tw[e]);
+    } else { /* (a - b)·(-ω^(half - e)) = (b - a)·ω^(half - e) */
+        g16__fr_sub(&d, b, a);
+        g16__fr_add(a, a, b);
+        g16__fr_mul(b, &d, &tw[half - e]);
     }
 }
 
-/* DIT butterflies j in [j0, j1) of one block: t = x[j+h]·w_j; (x[j], x[j+h]) <- (x[j] + t, x[j] - t). */
-static void dit_span(g16_fr *x, size_t h, size_t j0, size_t j1, const g16_fr *tw, size_t s, size_t half, int inv)
+/* One DIT butterfly: t = b·ω^±e; (a, b) <- (a + t, a - t). */
+static inline void bf_dit(g16_fr *a, g16_fr *b, size_t e, const g16_fr *tw, size_t half, int inv)
 {
     g16_fr t;
-    if (j0 == 0 && j1 > 0) {
-        t = x[h];
-        g16__fr_sub(&x[h], &x[0], &t);
-        g16__fr_add(&x[0], &x[0], &t);
-        j0 = 1;
+    if (e == 0) {
+        t = *b;
+        g16__fr_sub(b, a, &t);
+        g16__fr_add(a, a, &t);
+    } else if (!inv) {
+        g16__fr_mul(&t, b, &tw[e]);
+        g16__fr_sub(b, a, &t);
+        g16__fr_add(a, a, &t);
+    } else { /* t = -b·ω^(half - e): the signs swap */
+        g16__fr_mul(&t, b, &tw[half - e]);
+        g16__fr_add(b, a, &t);
+        g16__fr_sub(a, a, &t);
     }
-    if (!inv) {
-        for (size_t j = j0; j < j1; j++) {
-            g16__fr_mul(&t, &x[j + h], &tw[j * s]);
-            g16__fr_sub(&x[j + h], &x[j], &t);
-            g16__fr_add(&x[j], &x[j], &t);
-        }
-    } else {
-        for (size_t j = j0; j < j1; j++) { /* w = -ω^(half - js): the signs swap */
-            g16__fr_mul(&t, &x[j + h], &tw[half - j * s]);
-            g16__fr_add(&x[j + h], &x[j], &t);
-            g16__fr_sub(&x[j], &x[j], &t);
-        }
-    }
+}
+
+/* All butterflies of one block of 2h elements, twiddle exponents j·q (q = n/2h). */
+static void dif_span(g16_fr *x, size_t h, size_t q, const g16_fr *tw, size_t half, int inv)
+{
+    for (size_t j = 0; j < h; j++)
+        bf_dif(&x[j], &x[j + h], j * q, tw, half, inv);
+}
+
+static void dit_span(g16_fr *x, size_t h, size_t q, const g16_fr *tw, size_t half, int inv)
+{
+    for (size_t j = 0; j < h; j++)
+        bf_dit(&x[j], &x[j + h], j * q, tw, half, inv);
 }
 
 /* ---------------------------------------------------------------- serial block transforms */
 
-/* DIF of one block of m elements (natural -> bit-reversed). */
+/* DIF of one block of m elements (natural -> bit-reversed): depth-first above LEAF. */
 static void dif_block(const g16__ntt_domain *d, g16_fr *x, size_t m, int inv)
 {
     size_t half = d->n / 2;
     if (m > LEAF) {
-        dif_span(x, m / 2, 0, m / 2, d->tw, half / (m / 2), half, inv);
+        dif_span(x, m / 2, half / (m / 2), d->tw, half, inv);
         dif_block(d, x, m / 2, inv);
         dif_block(d, x + m / 2, m / 2, inv);
         return;
     }
     for (size_t h = m / 2; h >= 1; h /= 2)
         for (size_t b = 0; b < m; b += 2 * h)
-            dif_span(x + b, h, 0, h, d->tw, half / h, half, inv);
+            dif_span(x + b, h, half / h, d->tw, half, inv);
 }
 
 /* DIT of one block of m elements (bit-reversed -> natural). */
@@ -144,90 +156,180 @@ static void dit_block(const g16__ntt_domain *d, g16_fr *x, size_t m, int inv)
     if (m > LEAF) {
         dit_block(d, x, m / 2, inv);
         dit_block(d, x + m / 2, m / 2, inv);
-        dit_span(x, m / 2, 0, m / 2, d->tw, half / (m / 2), half, inv);
+        dit_span(x, m / 2, half / (m / 2), d->tw, half, inv);
         return;
     }
     for (size_t h = 1; h < m; h *= 2)
         for (size_t b = 0; b < m; b += 2 * h)
-            dit_span(x + b, h, 0, h, d->tw, half / h, half, inv);
+            dit_span(x + b, h, half / h, d->tw, half, inv);
 }
 
-/* ---------------------------------------------------------------- parallel drivers */
+/* ---------------------------------------------------------------- scalings */
+
+enum { SCALE_NONE, SCALE_CONST, SCALE_G, SCALE_G_INV };
+
+/* x[p] *= s0·X^rev(p) for positions p in [p0, p1) of an array in bit-reversed order, X = g
+ * (SCALE_G) or g^-1 (SCALE_G_INV), or x[p] *= s0 (SCALE_CONST). With b = lo_bits and
+ * p = hi·2^b + lo: rev(p) = rev_b(lo)·2^(k-b) + rev_(k-b)(hi), so
+ * X^rev(p) = X^rev(hi) · (X^(2^(k-b)))^rev(lo) = X^rev(hi) · shift_lo[rev(lo)]:
+ * one power per 2^b elements, then two multiplications per element. */
+static void scale_range(const g16__ntt_domain *d, g16_fr *x, size_t p0, size_t p1, int kind, const g16_fr *s0)
+{
+    if (kind == SCALE_CONST) {
+        for (size_t p = p0; p < p1; p++)
+            g16__fr_mul(&x[p], &x[p], s0);
+        return;
+    }
+    unsigned k = d->log_n, b = d->lo_bits;
+    const g16_fr *base = kind == SCALE_G ? &d->g : &d->g_inv;
+    const g16_fr *lo_tab = kind == SCALE_G ? d->shift_lo : d->shift_inv_lo;
+    size_t mask = ((size_t)1 << b) - 1;
+    for (size_t p = p0; p < p1;) {
+        size_t hi = p >> b, end = (hi + 1) << b;
+        if (end > p1)
+            end = p1;
+        g16_fr f, t;
+        pow_u64_var(&f, base, rev_bits(hi, k - b));
+        g16__fr_mul(&f, &f, s0);
+        for (; p < end; p++) {
+            g16__fr_mul(&t, &f, &lo_tab[rev_bits(p & mask, b)]);
+            g16__fr_mul(&x[p], &x[p], &t);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- plan */
+
+typedef struct {
+    unsigned mb;    /* blocks of 2^mb elements */
+    unsigned npass; /* column passes above the blocks */
+    unsigned s[G16__NTT_MAX_LOG]; /* stages per pass, top pass first */
+} plan_t;
+
+static void make_plan(plan_t *p, unsigned k)
+{
+    unsigned block_log = g16__ntt_tune.block_log, col_max = g16__ntt_tune.col_max;
+    if (block_log < 1)
+        block_log = 1;
+    if (col_max < 1 || col_max > COL_MAX)
+        col_max = COL_MAX;
+    size_t threads = (size_t)g16__nthreads();
+    size_t want = threads > 1 ? 4 * threads : 1;
+    unsigned mb = k < block_log ? k : block_log;
+    while (mb > LEAF_LOG && ((size_t)1 << (k - mb)) < want)
+        mb--;
+    unsigned top = k - mb;
+    p->mb = mb;
+    p->npass = (top + col_max - 1) / col_max;
+    for (unsigned i = 0; i < p->npass; i++) /* as even as possible */
+        p->s[i] = top / p->npass + (i < top % p->npass);
+}
+
+/* ---------------------------------------------------------------- column passes */
 
 typedef struct {
     const g16__ntt_domain *d;
     g16_fr *x;
-    size_t h; /* stage: butterflies at distance h; or block size m for block tasks */
-    int inv;
-} pass_ctx;
+    unsigned a, s; /* super-blocks of 2^a elements, s stages: the top s (DIF) or the last s (DIT) */
+    int dit, inv;
+    size_t bw, nbatch; /* columns per batch, batches per super-block */
+} col_ctx;
 
-/* Butterflies [begin, end) of a stage over the whole array (index i = block·h + j). */
-static void stage_task(void *vctx, size_t begin, size_t end, int dit)
+static void col_stages(const col_ctx *c, g16_fr buf[][COL_B], size_t i0)
 {
-    pass_ctx *c = vctx;
-    size_t h = c->h, half = c->d->n / 2, s = half / h;
-    while (begin < end) {
-        size_t blk = begin / h, j0 = begin % h;
-        size_t j1 = j0 + (end - begin) < h ? j0 + (end - begin) : h;
-        g16_fr *x = c->x + blk * 2 * h;
-        if (dit)
-            dit_span(x, h, j0, j1, c->d->tw, s, half, c->inv);
-        else
-            dif_span(x, h, j0, j1, c->d->tw, s, half, c->inv);
-        begin += j1 - j0;
+    size_t rows = (size_t)1 << c->s, stride = (size_t)1 << (c->a - c->s), half = c->d->n / 2;
+    for (size_t u = 0; u < c->s; u++) {
+        /* DIF runs the halves top-down, DIT bottom-up; ht = half distance in rows */
+        size_t ht = c->dit ? (size_t)1 << u : rows >> (u + 1);
+        size_t q = half / (ht * stride); /* twiddle exponent step: n / (2h), h = ht·stride */
+        for (size_t g = 0; g < rows; g += 2 * ht) {
+            for (size_t tl = 0; tl < ht; tl++) {
+                g16_fr *lo = buf[g + tl], *hi = buf[g + tl + ht];
+                size_t j = i0 + tl * stride; /* position inside the 2h block, for column 0 */
+                for (size_t b = 0; b < c->bw; b++) {
+                    if (c->dit)
+                        bf_dit(&lo[b], &hi[b], (j + b) * q, c->d->tw, half, c->inv);
+                    else
+                        bf_dif(&lo[b], &hi[b], (j + b) * q, c->d->tw, half, c->inv);
+                }
+            }
+        }
     }
 }
 
-static void dif_stage_task(void *vctx, size_t begin, size_t end) { stage_task(vctx, begin, end, 0); }
-static void dit_stage_task(void *vctx, size_t begin, size_t end) { stage_task(vctx, begin, end, 1); }
-
-static void dif_block_task(void *vctx, size_t begin, size_t end)
+static void col_task(void *vctx, size_t begin, size_t end)
 {
-    pass_ctx *c = vctx;
-    for (size_t b = begin; b < end; b++)
-        dif_block(c->d, c->x + b * c->h, c->h, c->inv);
-}
-
-static void dit_block_task(void *vctx, size_t begin, size_t end)
-{
-    pass_ctx *c = vctx;
-    for (size_t b = begin; b < end; b++)
-        dit_block(c->d, c->x + b * c->h, c->h, c->inv);
-}
-
-/* Size of the independent blocks: halve from n until there are 4 blocks per thread (or LEAF). */
-static size_t block_size(size_t n)
-{
-    size_t threads = (size_t)g16__nthreads();
-    size_t want = threads > 1 ? 4 * threads : 1;
-    size_t m = n;
-    while (n / m < want && m > LEAF)
-        m /= 2;
-    return m;
-}
-
-static void dif(const g16__ntt_domain *d, g16_fr *x, int inv)
-{
-    size_t n = d->n, m = block_size(n);
-    pass_ctx c = {d, x, 0, inv};
-    for (size_t h = n / 2; h >= m; h /= 2) {
-        c.h = h;
-        g16__parallel_for(n / 2, STAGE_GRAIN, dif_stage_task, &c);
-    }
-    c.h = m;
-    g16__parallel_for(n / m, 1, dif_block_task, &c);
-}
-
-static void dit(const g16__ntt_domain *d, g16_fr *x, int inv)
-{
-    size_t n = d->n, m = block_size(n);
-    pass_ctx c = {d, x, m, inv};
-    g16__parallel_for(n / m, 1, dit_block_task, &c);
-    for (size_t h = m; h < n; h *= 2) {
-        c.h = h;
-        g16__parallel_for(n / 2, STAGE_GRAIN, dit_stage_task, &c);
+    const col_ctx *c = vctx;
+    g16_fr buf[(size_t)1 << COL_MAX][COL_B];
+    size_t rows = (size_t)1 << c->s, stride = (size_t)1 << (c->a - c->s);
+    for (size_t item = begin; item < end; item++) {
+        size_t sb = item / c->nbatch, i0 = (item % c->nbatch) * c->bw;
+        g16_fr *x = c->x + (sb << c->a) + i0;
+        for (size_t t = 0; t < rows; t++)
+            memcpy(buf[t], x + t * stride, c->bw * sizeof(g16_fr));
+        col_stages(c, buf, i0);
+        for (size_t t = 0; t < rows; t++)
+            memcpy(x + t * stride, buf[t], c->bw * sizeof(g16_fr));
     }
 }
+
+static void col_pass(const g16__ntt_domain *d, g16_fr *x, unsigned a, unsigned s, int dit, int inv)
+{
+    size_t stride = (size_t)1 << (a - s);
+    col_ctx c = {d, x, a, s, dit, inv, stride < COL_B ? stride : COL_B, 0};
+    c.nbatch = stride / c.bw;
+    g16__parallel_for((d->n >> a) * c.nbatch, 1, col_task, &c);
+}
+
+/* The top k - mb stages of a DIF: passes from the whole array down to the blocks. */
+static void dif_top(const g16__ntt_domain *d, g16_fr *x, const plan_t *p, int inv)
+{
+    unsigned a = d->log_n;
+    for (unsigned i = 0; i < p->npass; i++) {
+        col_pass(d, x, a, p->s[i], 0, inv);
+        a -= p->s[i];
+    }
+}
+
+/* The last k - mb stages of a DIT: passes from the blocks up to the whole array. */
+static void dit_top(const g16__ntt_domain *d, g16_fr *x, const plan_t *p, int inv)
+{
+    unsigned a = p->mb;
+    for (unsigned i = p->npass; i-- > 0;) {
+        a += p->s[i];
+        col_pass(d, x, a, p->s[i], 1, inv);
+    }
+}
+
+/* ---------------------------------------------------------------- block phase */
+
+/* What to do to each block, in this order: DIF, scaling, DIT. */
+typedef struct {
+    const g16__ntt_domain *d;
+    g16_fr *x;
+    unsigned mb;
+    int dif, dif_inv;
+    int scale;
+    g16_fr s0;
+    int dit, dit_inv;
+} block_ctx;
+
+static void block_task(void *vctx, size_t begin, size_t end)
+{
+    const block_ctx *c = vctx;
+    size_t m = (size_t)1 << c->mb;
+    for (size_t blk = begin; blk < end; blk++) {
+        g16_fr *x = c->x + blk * m;
+        if (c->dif)
+            dif_block(c->d, x, m, c->dif_inv);
+        if (c->scale != SCALE_NONE)
+            scale_range(c->d, c->x, blk * m, blk * m + m, c->scale, &c->s0);
+        if (c->dit)
+            dit_block(c->d, x, m, c->dit_inv);
+    }
+}
+
+static void run_blocks(block_ctx *c) { g16__parallel_for(c->d->n >> c->mb, 1, block_task, c); }
 
 /* ---------------------------------------------------------------- bit reversal */
 
@@ -281,84 +383,45 @@ static void bitrev(g16_fr *x, unsigned k)
     g16__parallel_for((size_t)1 << (k - 2 * BR_Q), 16, bitrev_task, &c);
 }
 
-/* ---------------------------------------------------------------- scalings */
-
-typedef struct {
-    const g16__ntt_domain *d;
-    g16_fr *x;
-    g16_fr s0;          /* constant factor */
-    const g16_fr *base; /* g or g^-1 */
-    const g16_fr *lo;   /* d->shift_lo or d->shift_inv_lo */
-} scale_ctx;
-
-/* x[p] <- x[p]·s0·X^rev(p) for p in blocks [begin, end) of 2^b elements, X = g or g^-1.
- * With p = hi·2^b + lo: rev(p) = rev_b(lo)·2^(k-b) + rev_(k-b)(hi), so
- * X^rev(p) = X^rev(hi) · (X^(2^(k-b)))^rev(lo) = X^rev(hi) · table[rev(lo)]. */
-static void scale_rev_task(void *vctx, size_t begin, size_t end)
-{
-    scale_ctx *c = vctx;
-    unsigned k = c->d->log_n, b = c->d->lo_bits;
-    size_t run = (size_t)1 << b;
-    for (size_t hi = begin; hi < end; hi++) {
-        g16_fr f;
-        pow_u64_var(&f, c->base, rev_bits(hi, k - b));
-        g16__fr_mul(&f, &f, &c->s0);
-        g16_fr *x = c->x + hi * run;
-        for (size_t lo = 0; lo < run; lo++) {
-            g16_fr t;
-            g16__fr_mul(&t, &f, &c->lo[rev_bits(lo, b)]);
-            g16__fr_mul(&x[lo], &x[lo], &t);
-        }
-    }
-}
-
-/* Array in bit-reversed order: x[p] *= s0·g^rev(p) (inv = 0) or s0·g^-rev(p) (inv = 1). */
-static void scale_rev(const g16__ntt_domain *d, g16_fr *x, const g16_fr *s0, int inv)
-{
-    scale_ctx c = {d, x, *s0, inv ? &d->g_inv : &d->g, inv ? d->shift_inv_lo : d->shift_lo};
-    size_t blocks = d->n >> d->lo_bits, grain = SCALE_GRAIN >> d->lo_bits;
-    g16__parallel_for(blocks, grain ? grain : 1, scale_rev_task, &c);
-}
-
-static void scale_const_task(void *vctx, size_t begin, size_t end)
-{
-    scale_ctx *c = vctx;
-    for (size_t i = begin; i < end; i++)
-        g16__fr_mul(&c->x[i], &c->x[i], &c->s0);
-}
-
-static void scale_const(const g16__ntt_domain *d, g16_fr *x, const g16_fr *s0)
-{
-    scale_ctx c = {d, x, *s0, NULL, NULL};
-    g16__parallel_for(d->n, SCALE_GRAIN, scale_const_task, &c);
-}
-
 /* ---------------------------------------------------------------- public transforms */
 
 void g16__ntt_forward(const g16__ntt_domain *d, g16_fr *x)
 {
-    dif(d, x, 0);
+    plan_t p;
+    make_plan(&p, d->log_n);
+    dif_top(d, x, &p, 0);
+    block_ctx b = {d, x, p.mb, 1, 0, SCALE_NONE, g16__fr_one, 0, 0};
+    run_blocks(&b);
     bitrev(x, d->log_n);
 }
 
 void g16__ntt_inverse(const g16__ntt_domain *d, g16_fr *x)
 {
-    dif(d, x, 1);
+    plan_t p;
+    make_plan(&p, d->log_n);
+    dif_top(d, x, &p, 1);
+    block_ctx b = {d, x, p.mb, 1, 1, SCALE_CONST, d->n_inv, 0, 0};
+    run_blocks(&b);
     bitrev(x, d->log_n);
-    scale_const(d, x, &d->n_inv);
 }
 
 void g16__ntt_coset_forward(const g16__ntt_domain *d, g16_fr *x)
 {
+    plan_t p;
+    make_plan(&p, d->log_n);
     bitrev(x, d->log_n);
-    scale_rev(d, x, &g16__fr_one, 0);
-    dit(d, x, 0);
+    block_ctx b = {d, x, p.mb, 0, 0, SCALE_G, g16__fr_one, 1, 0};
+    run_blocks(&b);
+    dit_top(d, x, &p, 0);
 }
 
 void g16__ntt_coset_inverse(const g16__ntt_domain *d, g16_fr *x)
 {
-    dif(d, x, 1);
-    scale_rev(d, x, &d->n_inv, 1);
+    plan_t p;
+    make_plan(&p, d->log_n);
+    dif_top(d, x, &p, 1);
+    block_ctx b = {d, x, p.mb, 1, 1, SCALE_G_INV, d->n_inv, 0, 0};
+    run_blocks(&b);
     bitrev(x, d->log_n);
 }
 
@@ -377,27 +440,30 @@ static void abc_task(void *vctx, size_t begin, size_t end)
 }
 
 /* Evaluations on <ω> -> evaluations on g·<ω>, natural order, with no permutation in between:
- * DIF^-1 leaves n·coefficients in bit-reversed order, scale_rev makes them n^-1·n·g^i·coef_i,
- * DIT takes bit-reversed input. */
-static void evals_to_coset(const g16__ntt_domain *d, g16_fr *x)
+ * DIF^-1 leaves n·coefficients in bit-reversed order, the scaling makes them g^i·coef_i, and DIT
+ * takes bit-reversed input. The block phase does all three on each block while it is in cache. */
+static void evals_to_coset(const g16__ntt_domain *d, const plan_t *p, g16_fr *x)
 {
-    dif(d, x, 1);
-    scale_rev(d, x, &d->n_inv, 0);
-    dit(d, x, 0);
+    dif_top(d, x, p, 1);
+    block_ctx b = {d, x, p->mb, 1, 1, SCALE_G, d->n_inv, 1, 0};
+    run_blocks(&b);
+    dit_top(d, x, p, 0);
 }
 
 void g16__ntt_groth16_h(const g16__ntt_domain *d, g16_fr *a, g16_fr *b, g16_fr *c)
 {
-    evals_to_coset(d, a);
-    evals_to_coset(d, b);
-    evals_to_coset(d, c);
+    plan_t p;
+    make_plan(&p, d->log_n);
+    evals_to_coset(d, &p, a);
+    evals_to_coset(d, &p, b);
+    evals_to_coset(d, &p, c);
     abc_ctx t = {a, b, c};
-    g16__parallel_for(d->n, SCALE_GRAIN, abc_task, &t);
+    g16__parallel_for(d->n, ELEM_GRAIN, abc_task, &t);
     /* coset inverse with 1/Z folded into the 1/n factor */
-    g16_fr s;
-    g16__fr_mul(&s, &d->n_inv, &d->z_coset_inv);
-    dif(d, a, 1);
-    scale_rev(d, a, &s, 1);
+    block_ctx blk = {d, a, p.mb, 1, 1, SCALE_G_INV, d->n_inv, 0, 0};
+    g16__fr_mul(&blk.s0, &d->n_inv, &d->z_coset_inv);
+    dif_top(d, a, &p, 1);
+    run_blocks(&blk);
     bitrev(a, d->log_n);
 }
 

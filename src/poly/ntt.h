@@ -25,7 +25,9 @@
  *
  * Cost, in Fr multiplications (the dominant operation): forward (n/2)·log n (less the trivial
  * twiddles); inverse adds n (the 1/n scaling); the coset forms add 2n. groth16_h does the work of
- * 7 transforms and about 9n scalings (bellman: the same sequence).
+ * 7 transforms and about 9n scalings (bellman: the same sequence). Memory traffic: a transform
+ * reads and writes the array about 2 + ceil((log n - 14)/7) times (one more for the natural-order
+ * permutation), see ntt.c.
  */
 #ifndef G16_POLY_NTT_H
 #define G16_POLY_NTT_H
@@ -54,6 +56,14 @@ typedef struct {
     g16_fr *shift_lo;    /* (g^(2^(k-b)))^u, u < 2^b */
     g16_fr *shift_inv_lo;/* (g^-(2^(k-b)))^u, u < 2^b */
 } g16__ntt_domain;
+
+/* Shape of the computation (see ntt.c): blocks of up to 2^block_log elements run in cache; the
+ * stages above them run in passes of at most col_max (1..7) stages. The results never depend on
+ * it. Defaults {14, 7}. For tests and tuning only: change it only while no transform runs. */
+typedef struct {
+    unsigned block_log, col_max;
+} g16__ntt_tuning;
+extern g16__ntt_tuning g16__ntt_tune;
 
 /* Smallest k with 2^k >= min_n (min_n = 0 or 1 gives 0), or -1 when that exceeds 2^28. */
 int g16__ntt_log_size(size_t min_n);
