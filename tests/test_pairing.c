@@ -268,13 +268,142 @@ static void test_multi_and_prepared(void **state)
     assert_true(g16__fp12_eq(&f, &f2));
 }
 
+/* ---- with the curve layer: random scalars ---- */
+
+static void p1_mul_gen(g16_p1_affine *r, const g16_fr *k)
+{
+    g16_p1 g, t;
+    g16__p1_generator(&g);
+    g16__p1_mul_var(&t, &g, k);
+    g16__p1_to_affine(r, &t);
+}
+
+static void p2_mul_gen(g16_p2_affine *r, const g16_fr *k)
+{
+    g16_p2 g, t;
+    g16__p2_generator(&g);
+    g16__p2_mul_var(&t, &g, k);
+    g16__p2_to_affine(r, &t);
+}
+
+static void pow_fr(g16_fp12 *r, const g16_fp12 *a, const g16_fr *k)
+{
+    uint64_t l[4];
+    g16__fr_to_limbs(l, k);
+    g16__fp12_pow(r, a, l, 4);
+}
+
+/* e(aG1, bG2) = e(G1, G2)^(ab) for random a, b; e(aP, Q) = e(P, aQ); e(−P, Q) = e(P, −Q) = e(P, Q)⁻¹ */
+static void test_bilinear_random(void **state)
+{
+    (void)state;
+    g16_fp12 base, e, want, t;
+    g16__pairing(&base, &g16__p1_generator_affine, &g16__p2_generator_affine);
+    for (int it = 0; it < tu_iters(3); it++) {
+        g16_fr a, b, ab;
+        g16_p1_affine p, pn;
+        g16_p2_affine q, qn;
+        tu_rand_fr(&a);
+        tu_rand_fr(&b);
+        g16__fr_mul(&ab, &a, &b);
+        p1_mul_gen(&p, &a);
+        p2_mul_gen(&q, &b);
+        g16__pairing(&e, &p, &q);
+        pow_fr(&want, &base, &ab);
+        assert_true(g16__fp12_eq(&e, &want));
+        assert_false(g16__fp12_is_one(&e));
+
+        /* e(a·G1, b·G2) = e(ab·G1, G2) = e(G1, ab·G2) */
+        g16_p1_affine pab;
+        g16_p2_affine qab;
+        p1_mul_gen(&pab, &ab);
+        p2_mul_gen(&qab, &ab);
+        g16__pairing(&t, &pab, &g16__p2_generator_affine);
+        assert_true(g16__fp12_eq(&t, &e));
+        g16__pairing(&t, &g16__p1_generator_affine, &qab);
+        assert_true(g16__fp12_eq(&t, &e));
+
+        g16__p1_affine_neg(&pn, &p);
+        g16__p2_affine_neg(&qn, &q);
+        g16__pairing(&t, &pn, &q);
+        g16__fp12_mul(&t, &t, &e);
+        assert_true(g16__fp12_is_one(&t));
+        g16__pairing(&t, &p, &qn);
+        g16__fp12_inv(&want, &e);
+        assert_true(g16__fp12_eq(&t, &want));
+
+        /* e^r = 1 */
+        mpz_t r;
+        mpz_init(r);
+        tu_mpz_r(r);
+        pow_mpz(&t, &e, r);
+        assert_true(g16__fp12_is_one(&t));
+        mpz_clear(r);
+    }
+}
+
+/* A Groth16-shaped product: e(aG1, bG2)·e(cG1, dG2)·e(−(ab + cd)G1, G2) = 1, as a multi-pairing,
+ * and the same with prepared G2 points; random multi-pairings equal products of pairings. */
+static void test_multi_random(void **state)
+{
+    (void)state;
+    for (int it = 0; it < tu_iters(2); it++) {
+        g16_fr a, b, c, d, s, t;
+        tu_rand_fr(&a);
+        tu_rand_fr(&b);
+        tu_rand_fr(&c);
+        tu_rand_fr(&d);
+        g16__fr_mul(&s, &a, &b);
+        g16__fr_mul(&t, &c, &d);
+        g16__fr_add(&s, &s, &t);
+        g16__fr_neg(&s, &s);
+        g16_p1_affine ps[3];
+        g16_p2_affine qs[3];
+        p1_mul_gen(&ps[0], &a);
+        p2_mul_gen(&qs[0], &b);
+        p1_mul_gen(&ps[1], &c);
+        p2_mul_gen(&qs[1], &d);
+        p1_mul_gen(&ps[2], &s);
+        qs[2] = g16__p2_generator_affine;
+        g16_fp12 e, f, prod, single;
+        g16__multi_pairing(&e, ps, qs, 3);
+        assert_true(g16__fp12_is_one(&e));
+
+        g16__p2_prepared prep[3];
+        const g16__p2_prepared *pq[3];
+        for (int i = 0; i < 3; i++) {
+            g16__p2_prepare(&prep[i], &qs[i]);
+            pq[i] = &prep[i];
+        }
+        g16__miller_loop_prepared_n(&f, ps, pq, 3);
+        g16__final_exp(&e, &f);
+        assert_true(g16__fp12_is_one(&e));
+
+        /* break the relation: swap one G2 point; the product is then the product of pairings */
+        qs[2] = qs[0];
+        g16__multi_pairing(&e, ps, qs, 3);
+        assert_false(g16__fp12_is_one(&e));
+        g16__fp12_set_one(&prod);
+        for (int i = 0; i < 3; i++) {
+            g16__pairing(&single, &ps[i], &qs[i]);
+            g16__fp12_mul(&prod, &prod, &single);
+        }
+        assert_true(g16__fp12_eq(&e, &prod));
+        g16__p2_prepare(&prep[2], &qs[2]);
+        g16__miller_loop_prepared_n(&f, ps, pq, 3);
+        g16__final_exp(&e, &f);
+        assert_true(g16__fp12_eq(&e, &prod));
+    }
+}
+
 int main(void)
 {
     tu_seed("test_pairing");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_answers),    cmocka_unit_test(test_final_exp_exponent),
         cmocka_unit_test(test_bilinear_known),   cmocka_unit_test(test_infinity),
-        cmocka_unit_test(test_multi_and_prepared),
+        cmocka_unit_test(test_multi_and_prepared), cmocka_unit_test(test_bilinear_random),
+        cmocka_unit_test(test_multi_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
