@@ -119,7 +119,7 @@ g16_status g16_p2_affine_deserialize_unchecked(g16_p2_affine *out, const uint8_t
  * Variables: g16_var is a handle. Input (public) variable k is the value k; auxiliary (private)
  * variable j is G16_VAR_AUX | j. Input 0 is the constant ONE (G16_VAR_ONE), allocated by
  * g16_cs_create with value 1. Inputs and aux variables may be allocated in any interleaving;
- * each kind is numbered in its own allocation order (at most 2^31 − 1 of each).
+ * each kind is numbered in its own allocation order (at most 2^30 − 1 variables in all).
  *
  * Full witness w (bellman's input_assignment followed by aux_assignment): w[k] = input k for
  * k < num_inputs (w[0] = 1), w[num_inputs + j] = aux j; length num_inputs + num_aux. Column c
@@ -151,11 +151,13 @@ g16_status g16_p2_affine_deserialize_unchecked(g16_p2_affine *out, const uint8_t
  * (bellman's setup drops the A/B points at infinity: exactly the non-dense columns, except with
  * negligible probability over tau). Bitmaps: bit i in word i/64, least significant bit first.
  *
- * Memory of the compiled form: per row 4 bytes in each of A, B, C (12; 8 each past 2^32
- * entries in one matrix), per nonzero entry 8 bytes (32-bit column, 32-bit id into a shared
- * coefficient dictionary; 1 and −1 are ids 0 and 1, multiplied for free), 32 bytes per distinct
- * coefficient, 3 bits per variable. Measured (g16_r1cs_info.memory_bytes / m, demo circuits at
- * m = 2^20): "bits" 46.5 bytes per constraint (4.28 entries a row), "field" 46.4 (4.25).
+ * Memory of the compiled form: per row 4 bytes in each of A, B, C (12; 8 each past 2^32 words
+ * in one matrix); per nonzero entry 4 bytes when its coefficient is 1 or −1 (flagged in the
+ * 32-bit column word, no multiplication at evaluation) and 8 otherwise (plus a 32-bit id into a
+ * shared coefficient dictionary); 32 bytes per distinct coefficient; 3 bits per variable.
+ * Measured (g16_r1cs_info.memory_bytes / m, demo circuits at m = 2^20): "bits" 33.3 bytes per
+ * constraint (4.28 entries a row, 77% of them ±1), "field" 34.4 (4.25, 71%); fixed 8-byte
+ * entries would take 46.5 and 46.4.
  *
  * Ownership: g16_cs, g16_lc and g16_r1cs are created and destroyed by the functions below
  * (destroy accepts NULL). None is thread-safe while being modified; a g16_r1cs is immutable and

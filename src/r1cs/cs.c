@@ -8,7 +8,6 @@
 #include "util/error.h"
 
 #define AUX_INDEX(v) ((v) & ~G16_VAR_AUX)
-#define MAX_PER_KIND ((uint64_t)G16_VAR_AUX - 1) /* 2^31 − 1 inputs, 2^31 − 1 aux */
 
 /* Grows *p (elements of size elem, capacity *cap) to hold at least need; doubling keeps appends
  * amortized O(1). Returns 0, or −1 on overflow / allocation failure (*p unchanged). */
@@ -193,9 +192,8 @@ static g16_status alloc_var(g16_cs *cs, int aux, const g16_fr *value, g16_var *o
     if (wit && !value)
         return g16__error(err, G16_ERR_ARG, "r1cs: a witness-recording cs needs a value for every variable");
     uint64_t *count = aux ? &cs->num_aux : &cs->num_inputs;
-    if (*count >= MAX_PER_KIND)
-        return g16__error(err, G16_ERR_UNSUPPORTED, "r1cs: more than %llu %s variables",
-                          (unsigned long long)MAX_PER_KIND, aux ? "aux" : "input");
+    if (cs->num_inputs + cs->num_aux >= G16__R1CS_MAX_VARS)
+        return g16__error(err, G16_ERR_UNSUPPORTED, "r1cs: more than 2^30 − 1 variables");
     if (!aux) {
         g16_status st = check_rows(cs, cs->num_constraints, cs->num_inputs + 1, err);
         if (st)
@@ -384,7 +382,7 @@ static g16_status normalize(g16_cs *cs, const g16_lc *lc, char name, size_t *pos
 static g16_status reserve_constraint(g16_cs *cs, const uint64_t len[3])
 {
     for (int k = 0; k < 3; k++)
-        if (grow((void **)&cs->mat[k].e, &cs->mat[k].e_cap, cs->mat[k].nnz + len[k], sizeof(g16__r1cs_entry)))
+        if (grow((void **)&cs->mat[k].e, &cs->mat[k].e_cap, cs->mat[k].nnz + len[k], 2 * sizeof(uint32_t)))
             return G16_ERR_NOMEM;
     uint64_t need = cs->num_constraints + 2;
     if (need > cs->rp_cap) {
@@ -406,8 +404,8 @@ static void append_row(g16_cs *cs, const g16__term *t, const uint32_t *cid, cons
     for (int k = 0; k < 3; k++) {
         g16__cs_mat *m = &cs->mat[k];
         for (uint64_t i = 0; i < len[k]; i++, pos++) {
-            m->e[m->nnz].col = t[pos].var;
-            m->e[m->nnz].cid = cid[pos];
+            m->e[2 * m->nnz] = t[pos].var;
+            m->e[2 * m->nnz + 1] = cid[pos];
             m->nnz++;
         }
         m->rp[cs->num_constraints + 1] = m->nnz;
@@ -473,32 +471,37 @@ static void bit_set(uint64_t *map, uint64_t i, uint64_t *count)
     }
 }
 
-uint64_t g16__r1cs_scan_density(g16__r1cs_entry *const e[3], const uint64_t nnz[3], uint64_t num_inputs,
-                                uint64_t num_aux, int raw, uint64_t *const density[3], uint64_t count[3],
-                                uint64_t *used)
+/* The first zero bit among the first nbits of map, or UINT64_MAX. */
+static uint64_t first_clear(const uint64_t *map, uint64_t nbits)
+{
+    for (uint64_t w = 0; w < g16__bitmap_words(nbits); w++) {
+        uint64_t want = (w + 1) * 64 <= nbits ? ~(uint64_t)0 : ((uint64_t)1 << (nbits & 63)) - 1;
+        if (map[w] != want)
+            return w * 64 + (uint64_t)__builtin_ctzll(~map[w] & want);
+    }
+    return UINT64_MAX;
+}
+
+uint64_t g16__r1cs_scan_density(struct g16_r1cs *r, uint64_t *used)
 {
     for (int k = 0; k < 3; k++)
-        count[k] = 0;
+        r->density_count[k] = 0;
     for (int k = 0; k < 3; k++) {
-        for (uint64_t i = 0; i < nnz[k]; i++) {
-            uint64_t col = e[k][i].col;
-            int aux = raw ? (col & G16_VAR_AUX) != 0 : col >= num_inputs;
-            uint64_t idx = raw ? AUX_INDEX(col) : (aux ? col - num_inputs : col);
+        const g16__csr *m = &r->mat[k];
+        for (uint64_t i = 0; i < m->nwords;) {
+            uint32_t cid, col = g16__csr_next(m, &i, &cid);
+            int aux = col >= r->num_inputs;
+            uint64_t idx = aux ? col - r->num_inputs : col;
             if (aux)
                 bit_set(used, idx, NULL);
             if (k == G16_MATRIX_A && aux)
-                bit_set(density[G16__DENS_A_AUX], idx, &count[G16__DENS_A_AUX]);
+                bit_set(r->density[G16__DENS_A_AUX], idx, &r->density_count[G16__DENS_A_AUX]);
             else if (k == G16_MATRIX_B)
-                bit_set(density[aux ? G16__DENS_B_AUX : G16__DENS_B_INPUT], idx,
-                        &count[aux ? G16__DENS_B_AUX : G16__DENS_B_INPUT]);
+                bit_set(r->density[aux ? G16__DENS_B_AUX : G16__DENS_B_INPUT], idx,
+                        &r->density_count[aux ? G16__DENS_B_AUX : G16__DENS_B_INPUT]);
         }
     }
-    for (uint64_t w = 0; w < g16__bitmap_words(num_aux); w++) {
-        uint64_t want = (w + 1) * 64 <= num_aux ? ~(uint64_t)0 : ((uint64_t)1 << (num_aux & 63)) - 1;
-        if (used[w] != want)
-            return w * 64 + (uint64_t)__builtin_ctzll(~used[w] & want);
-    }
-    return UINT64_MAX;
+    return first_clear(used, r->num_aux);
 }
 
 uint64_t g16__r1cs_memory(const struct g16_r1cs *r)
@@ -506,7 +509,7 @@ uint64_t g16__r1cs_memory(const struct g16_r1cs *r)
     uint64_t b = sizeof *r + r->num_coeffs * sizeof(g16_fr);
     for (int k = 0; k < 3; k++) {
         const g16__csr *m = &r->mat[k];
-        b += m->nnz * sizeof(g16__r1cs_entry) + (r->num_constraints + 1) * (m->rp32 ? 4 : 8);
+        b += m->nwords * sizeof(uint32_t) + (r->num_constraints + 1) * (m->rp32 ? 4 : 8);
     }
     b += 8 * (2 * g16__bitmap_words(r->num_aux) + g16__bitmap_words(r->num_inputs) + 3);
     return b;
@@ -519,42 +522,72 @@ void g16_r1cs_destroy(g16_r1cs *r)
     for (int k = 0; k < 3; k++) {
         free(r->mat[k].rp32);
         free(r->mat[k].rp64);
-        free(r->mat[k].e);
+        free(r->mat[k].w);
         free(r->density[k]);
     }
     free(r->coeffs);
     free(r);
 }
 
+/* Before anything changes: the first aux that occurs in no matrix (UINT64_MAX if none), and the
+ * packed size of each matrix once the input constraints are added. used: zeroed, num_aux bits. */
+static uint64_t finalize_scan(const g16_cs *cs, uint64_t *used, uint64_t nwords[3])
+{
+    for (int k = 0; k < 3; k++) {
+        const g16__cs_mat *m = &cs->mat[k];
+        nwords[k] = m->nnz + (k == G16_MATRIX_A ? cs->num_inputs : 0);
+        for (uint64_t i = 0; i < m->nnz; i++) {
+            uint32_t v = m->e[2 * i];
+            if (v & G16_VAR_AUX)
+                bit_set(used, AUX_INDEX(v), NULL);
+            nwords[k] += m->e[2 * i + 1] > G16__CID_MINUS_ONE;
+        }
+    }
+    return first_clear(used, cs->num_aux);
+}
+
 /* Allocations of finalize that must succeed before cs is touched. */
-static g16_status finalize_alloc(g16_cs *cs, g16_r1cs *r, uint64_t m, uint64_t **used)
+static g16_status finalize_alloc(g16_cs *cs, g16_r1cs *r, uint64_t m, const uint64_t nwords[3])
 {
     if (grow((void **)&cs->mat[G16_MATRIX_A].e, &cs->mat[G16_MATRIX_A].e_cap,
-             cs->mat[G16_MATRIX_A].nnz + cs->num_inputs, sizeof(g16__r1cs_entry)))
+             cs->mat[G16_MATRIX_A].nnz + cs->num_inputs, 2 * sizeof(uint32_t)))
         return G16_ERR_NOMEM;
     for (int k = 0; k < 3; k++) {
         uint64_t cap = cs->rp_cap;
         if (grow((void **)&cs->mat[k].rp, &cap, m + 1, sizeof(uint64_t)))
             return G16_ERR_NOMEM;
-    }
-    for (int k = 0; k < 3; k++) {
-        uint64_t nnz = cs->mat[k].nnz + (k == G16_MATRIX_A ? cs->num_inputs : 0);
-        if (nnz <= UINT32_MAX && !(r->mat[k].rp32 = malloc((size_t)(m + 1) * sizeof(uint32_t))))
+        if (nwords[k] <= UINT32_MAX && !(r->mat[k].rp32 = malloc((size_t)(m + 1) * sizeof(uint32_t))))
             return G16_ERR_NOMEM;
     }
-    if (g16__r1cs_alloc_density(r))
-        return G16_ERR_NOMEM;
-    *used = calloc((size_t)g16__bitmap_words(cs->num_aux) + 1, sizeof(uint64_t));
-    return *used ? G16_OK : G16_ERR_NOMEM;
+    return g16__r1cs_alloc_density(r);
 }
 
-/* The part of finalize that cannot fail: input constraints, column remap, moving the arrays. */
+/* Packs one building matrix in place: pairs (handle, id) become packed words with columns, and
+ * rp (entry offsets) becomes word offsets. Entry i is read before anything at or past its pair
+ * (words 2i, 2i + 1) is written, and the output cursor never passes 2i + 2. */
+static uint64_t pack_matrix(g16__cs_mat *src, uint64_t rows, uint64_t num_inputs)
+{
+    uint32_t *w = src->e;
+    uint64_t out = 0, e = 0;
+    for (uint64_t row = 0; row < rows; row++) {
+        uint64_t end = src->rp[row + 1];
+        for (; e < end; e++) {
+            uint32_t v = src->e[2 * e], cid = src->e[2 * e + 1];
+            uint32_t col = (v & G16_VAR_AUX) ? (uint32_t)(num_inputs + AUX_INDEX(v)) : v;
+            g16__csr_put(w, &out, col, cid);
+        }
+        src->rp[row + 1] = out;
+    }
+    return out;
+}
+
+/* The part of finalize that cannot fail: input constraints, packing, moving the arrays. */
 static void finalize_move(g16_cs *cs, g16_r1cs *r, uint64_t m)
 {
     g16__cs_mat *a = &cs->mat[G16_MATRIX_A];
     for (uint64_t k = 0; k < cs->num_inputs; k++) {
-        a->e[a->nnz].col = (uint32_t)k;
-        a->e[a->nnz].cid = G16__CID_ONE;
+        a->e[2 * a->nnz] = (uint32_t)k;
+        a->e[2 * a->nnz + 1] = G16__CID_ONE;
         a->nnz++;
         for (int j = 0; j < 3; j++)
             cs->mat[j].rp[cs->num_constraints + k + 1] = cs->mat[j].nnz;
@@ -562,12 +595,8 @@ static void finalize_move(g16_cs *cs, g16_r1cs *r, uint64_t m)
     for (int k = 0; k < 3; k++) {
         g16__cs_mat *src = &cs->mat[k];
         g16__csr *dst = &r->mat[k];
-        for (uint64_t i = 0; i < src->nnz; i++) {
-            uint32_t v = src->e[i].col;
-            if (v & G16_VAR_AUX)
-                src->e[i].col = (uint32_t)(cs->num_inputs + AUX_INDEX(v));
-        }
         dst->nnz = src->nnz;
+        dst->nwords = pack_matrix(src, m, cs->num_inputs);
         if (dst->rp32) {
             for (uint64_t i = 0; i <= m; i++)
                 dst->rp32[i] = (uint32_t)src->rp[i];
@@ -576,10 +605,10 @@ static void finalize_move(g16_cs *cs, g16_r1cs *r, uint64_t m)
             dst->rp64 = src->rp;
         }
         src->rp = NULL;
-        /* give back the doubling slack; a failed shrink keeps the larger block */
-        if (src->nnz) {
-            g16__r1cs_entry *e = realloc(src->e, (size_t)src->nnz * sizeof *e);
-            dst->e = e ? e : src->e;
+        /* give back the doubling slack and what packing saved; a failed shrink keeps the block */
+        if (dst->nwords) {
+            uint32_t *w = realloc(src->e, (size_t)dst->nwords * sizeof *w);
+            dst->w = w ? w : src->e;
         } else {
             free(src->e);
         }
@@ -608,27 +637,15 @@ g16_status g16_cs_finalize(g16_cs *cs, g16_r1cs **out, g16_error *err)
     *out = NULL;
     if (cs->finalized)
         return g16__error(err, G16_ERR_ARG, "r1cs: the constraint system is already finalized");
-    uint64_t m = cs->num_constraints + cs->num_inputs;
-    st = check_rows(cs, cs->num_constraints, cs->num_inputs, err);
-    if (st)
+    uint64_t m = cs->num_constraints + cs->num_inputs, nwords[3];
+    if ((st = check_rows(cs, cs->num_constraints, cs->num_inputs, err)))
         return st;
-    r = calloc(1, sizeof *r);
-    if (!r) {
+    size_t used_words = (size_t)g16__bitmap_words(cs->num_aux) + 1;
+    if (!(used = calloc(used_words, sizeof *used)) || !(r = calloc(1, sizeof *r))) {
         st = g16__error(err, G16_ERR_NOMEM, "r1cs: out of memory");
         goto cleanup;
     }
-    r->num_inputs = cs->num_inputs;
-    r->num_aux = cs->num_aux;
-    r->num_constraints = m;
-    g16__r1cs_domain(m, G16__R1CS_MAX_LOG_N, &r->n, &r->log_n);
-    st = finalize_alloc(cs, r, m, &used);
-    if (st) {
-        st = g16__error(err, st, "r1cs: out of memory finalizing %llu rows", (unsigned long long)m);
-        goto cleanup;
-    }
-    g16__r1cs_entry *e[3] = {cs->mat[0].e, cs->mat[1].e, cs->mat[2].e};
-    uint64_t nnz[3] = {cs->mat[0].nnz, cs->mat[1].nnz, cs->mat[2].nnz};
-    uint64_t lone = g16__r1cs_scan_density(e, nnz, r->num_inputs, r->num_aux, 1, r->density, r->density_count, used);
+    uint64_t lone = finalize_scan(cs, used, nwords);
     if (lone != UINT64_MAX) {
         st = g16__error(err, G16_ERR_ARG,
                         "r1cs: aux variable %llu occurs in no constraint (bellman's setup refuses unconstrained "
@@ -636,7 +653,17 @@ g16_status g16_cs_finalize(g16_cs *cs, g16_r1cs **out, g16_error *err)
                         (unsigned long long)lone);
         goto cleanup;
     }
+    r->num_inputs = cs->num_inputs;
+    r->num_aux = cs->num_aux;
+    r->num_constraints = m;
+    g16__r1cs_domain(m, G16__R1CS_MAX_LOG_N, &r->n, &r->log_n);
+    if ((st = finalize_alloc(cs, r, m, nwords))) {
+        st = g16__error(err, st, "r1cs: out of memory finalizing %llu rows", (unsigned long long)m);
+        goto cleanup;
+    }
     finalize_move(cs, r, m);
+    memset(used, 0, used_words * sizeof *used);
+    g16__r1cs_scan_density(r, used); /* every aux occurs: checked above */
     *out = r;
     r = NULL;
 cleanup:
@@ -686,12 +713,15 @@ g16_status g16_r1cs_row(const g16_r1cs *r, g16_matrix m, uint64_t row, uint32_t 
     if (!r || (unsigned)m > 2 || row >= r->num_constraints || !len || (cap && (!cols || !coeffs)))
         return G16_ERR_ARG;
     const g16__csr *mat = &r->mat[m];
-    uint64_t lo = g16__csr_rp(mat, row), hi = g16__csr_rp(mat, row + 1);
-    *len = (size_t)(hi - lo);
-    for (uint64_t i = lo; i < hi && i - lo < cap; i++) {
-        cols[i - lo] = mat->e[i].col;
-        coeffs[i - lo] = r->coeffs[mat->e[i].cid];
+    size_t n = 0;
+    for (uint64_t k = g16__csr_rp(mat, row), hi = g16__csr_rp(mat, row + 1); k < hi; n++) {
+        uint32_t cid, col = g16__csr_next(mat, &k, &cid);
+        if (n < cap) {
+            cols[n] = col;
+            coeffs[n] = r->coeffs[cid];
+        }
     }
+    *len = n;
     return G16_OK;
 }
 

@@ -11,21 +11,23 @@
  * while still splitting a 2^16-row circuit over 16 threads. */
 #define ROW_GRAIN 4096
 
-/* <row i of m, w>. Ids 0 and 1 (coefficients 1 and −1, the common case) cost one add/sub. */
+/* <row i of m, w>. Coefficients 1 and −1 (the common case, packed without an id) cost one
+ * add/sub; the branch depends only on the circuit, never on w. */
 static inline void row_dot(g16_fr *out, const g16__csr *m, const g16_fr *coeffs, const g16_fr *w, uint64_t i)
 {
-    uint64_t lo = g16__csr_rp(m, i), hi = g16__csr_rp(m, i + 1);
+    const uint32_t *p = m->w;
+    uint64_t k = g16__csr_rp(m, i), hi = g16__csr_rp(m, i + 1);
     g16_fr acc, t;
     g16__fr_set_zero(&acc);
-    for (uint64_t k = lo; k < hi; k++) {
-        const g16__r1cs_entry *e = &m->e[k];
-        const g16_fr *x = &w[e->col];
-        if (e->cid == G16__CID_ONE) {
-            g16__fr_add(&acc, &acc, x);
-        } else if (e->cid == G16__CID_MINUS_ONE) {
-            g16__fr_sub(&acc, &acc, x);
+    while (k < hi) {
+        uint32_t x = p[k++];
+        const g16_fr *v = &w[x & G16__W_COL];
+        if (!(x & (G16__W_MINUS | G16__W_ID))) {
+            g16__fr_add(&acc, &acc, v);
+        } else if (x & G16__W_MINUS) {
+            g16__fr_sub(&acc, &acc, v);
         } else {
-            g16__fr_mul(&t, x, &coeffs[e->cid]);
+            g16__fr_mul(&t, v, &coeffs[p[k++]]);
             g16__fr_add(&acc, &acc, &t);
         }
     }

@@ -8,7 +8,7 @@
  *                                       8  u32 version = 1
  *                                       12 u32 flags = 0 (reserved)
  *                                       16 u64 num_inputs (>= 1, ONE included)
- *                                       24 u64 num_aux (num_inputs + num_aux <= 2^32 − 1, and
+ *                                       24 u64 num_aux (num_inputs + num_aux <= 2^30 − 1, and
  *                                              <= nnz_A + nnz_B + nnz_C − num_inputs, since every
  *                                              aux occurs somewhere)
  *                                       32 u64 m, rows (>= num_inputs; the input constraints
@@ -30,6 +30,9 @@
  * {(k, id 0)}, B and C empty) and every aux column occurs in A, B or C. Nothing may follow the
  * checksum. Every field is determined by the compiled form, so load-then-save reproduces an
  * accepted file byte for byte.
+ *
+ * The file keeps fixed 8-byte entries, simple to check and to read elsewhere; memory packs ±1
+ * entries into one word (r1cs.h), so a file is somewhat larger than the compiled form.
  *
  * Loading streams (file or buffer alike) through one reader that hashes as it goes; the total
  * size is known first, so a short input is reported as G16_ERR_TRUNCATED in the section where
@@ -167,39 +170,58 @@ static void encode_header(uint8_t out[HEADER_BYTES], const g16_r1cs *r)
         put_u64(out + OFF_NNZ + 8 * k, r->mat[k].nnz);
 }
 
-/* Writes count items of item_bytes each, produced by enc(r, k, index, dst). */
-static int wr_items(writer *w, const g16_r1cs *r, int k, uint64_t count, size_t item_bytes,
-                    void (*enc)(const g16_r1cs *, int, uint64_t, uint8_t *))
+static int write_coeffs(writer *w, const g16_r1cs *r)
 {
-    size_t per = STAGE_BYTES / item_bytes;
-    for (uint64_t i = 0; i < count;) {
-        size_t n = count - i < per ? (size_t)(count - i) : per;
-        uint8_t *dst = wr_reserve(w, n * item_bytes);
+    const size_t per = STAGE_BYTES / 32;
+    for (uint64_t i = 0; i < r->num_coeffs;) {
+        size_t n = r->num_coeffs - i < per ? (size_t)(r->num_coeffs - i) : per;
+        uint8_t *dst = wr_reserve(w, n * 32);
         if (!dst)
             return -1;
-        for (size_t j = 0; j < n; j++)
-            enc(r, k, i + j, dst + j * item_bytes);
-        wr_commit(w, n * item_bytes, 1);
-        i += n;
+        for (size_t j = 0; j < n; j++, i++)
+            g16__fr_to_le_bytes(dst + 32 * j, &r->coeffs[i]);
+        wr_commit(w, n * 32, 1);
     }
     return 0;
 }
 
-static void enc_coeff(const g16_r1cs *r, int k, uint64_t i, uint8_t *dst)
+/* Entries per row (packed rows hold 1 or 2 words per entry). */
+static int write_lengths(writer *w, const g16__csr *m, uint64_t rows)
 {
-    (void)k;
-    g16__fr_to_le_bytes(dst, &r->coeffs[i]);
+    const size_t per = STAGE_BYTES / 4;
+    for (uint64_t i = 0; i < rows;) {
+        size_t n = rows - i < per ? (size_t)(rows - i) : per;
+        uint8_t *dst = wr_reserve(w, n * 4);
+        if (!dst)
+            return -1;
+        for (size_t j = 0; j < n; j++, i++) {
+            uint32_t len = 0, cid;
+            for (uint64_t k = g16__csr_rp(m, i), hi = g16__csr_rp(m, i + 1); k < hi; len++)
+                g16__csr_next(m, &k, &cid);
+            put_u32(dst + 4 * j, len);
+        }
+        wr_commit(w, n * 4, 1);
+    }
+    return 0;
 }
 
-static void enc_length(const g16_r1cs *r, int k, uint64_t i, uint8_t *dst)
+static int write_entries(writer *w, const g16__csr *m)
 {
-    put_u32(dst, (uint32_t)(g16__csr_rp(&r->mat[k], i + 1) - g16__csr_rp(&r->mat[k], i)));
-}
-
-static void enc_entry(const g16_r1cs *r, int k, uint64_t i, uint8_t *dst)
-{
-    put_u32(dst, r->mat[k].e[i].col);
-    put_u32(dst + 4, r->mat[k].e[i].cid);
+    const size_t per = STAGE_BYTES / 8;
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < m->nnz;) {
+        size_t n = m->nnz - i < per ? (size_t)(m->nnz - i) : per;
+        uint8_t *dst = wr_reserve(w, n * 8);
+        if (!dst)
+            return -1;
+        for (size_t j = 0; j < n; j++, i++) {
+            uint32_t cid, col = g16__csr_next(m, &k, &cid);
+            put_u32(dst + 8 * j, col);
+            put_u32(dst + 8 * j + 4, cid);
+        }
+        wr_commit(w, n * 8, 1);
+    }
+    return 0;
 }
 
 static int write_all(writer *w, const g16_r1cs *r)
@@ -210,10 +232,10 @@ static int write_all(writer *w, const g16_r1cs *r)
         return -1;
     encode_header(dst, r);
     wr_commit(w, HEADER_BYTES, 1);
-    if (wr_items(w, r, 0, r->num_coeffs, 32, enc_coeff))
+    if (write_coeffs(w, r))
         return -1;
     for (int k = 0; k < 3; k++)
-        if (wr_items(w, r, k, r->num_constraints, 4, enc_length) || wr_items(w, r, k, r->mat[k].nnz, 8, enc_entry))
+        if (write_lengths(w, &r->mat[k], r->num_constraints) || write_entries(w, &r->mat[k]))
             return -1;
     if (!(dst = wr_reserve(w, 8)))
         return -1;
@@ -332,11 +354,11 @@ static g16_status parse_header(reader *rd, uint64_t total, header *h, g16_error 
     h->num_coeffs = get_u64(p + OFF_NCOEFFS);
     for (int k = 0; k < 3; k++)
         h->nnz[k] = get_u64(p + OFF_NNZ + 8 * k);
-    if (h->num_inputs < 1 || h->num_inputs > UINT32_MAX)
-        return sec_error(err, G16_ERR_FORMAT, SEC_HEADER, OFF_INPUTS, "num_inputs %llu (1 .. 2^32 − 1)",
+    if (h->num_inputs < 1 || h->num_inputs > G16__R1CS_MAX_VARS)
+        return sec_error(err, G16_ERR_FORMAT, SEC_HEADER, OFF_INPUTS, "num_inputs %llu (1 .. 2^30 − 1)",
                          (unsigned long long)h->num_inputs);
-    if (h->num_aux > UINT32_MAX - h->num_inputs)
-        return sec_error(err, G16_ERR_FORMAT, SEC_HEADER, OFF_AUX, "num_inputs + num_aux exceeds 2^32 − 1");
+    if (h->num_aux > G16__R1CS_MAX_VARS - h->num_inputs)
+        return sec_error(err, G16_ERR_FORMAT, SEC_HEADER, OFF_AUX, "num_inputs + num_aux exceeds 2^30 − 1");
     if (h->m < h->num_inputs)
         return sec_error(err, G16_ERR_FORMAT, SEC_HEADER, OFF_ROWS, "%llu rows, fewer than the %llu input constraints",
                          (unsigned long long)h->m, (unsigned long long)h->num_inputs);
@@ -393,15 +415,16 @@ static g16_status alloc_r1cs(const header *h, g16_r1cs **out)
     if (!(r->coeffs = malloc((size_t)h->num_coeffs * sizeof(g16_fr))))
         return G16_ERR_NOMEM;
     for (int k = 0; k < 3; k++) {
+        /* room for the worst case, every entry with an id (2 words); shrunk after reading */
         g16__csr *m = &r->mat[k];
         m->nnz = h->nnz[k];
-        if (h->nnz[k] <= UINT32_MAX)
+        if (2 * h->nnz[k] <= UINT32_MAX)
             m->rp32 = malloc((size_t)(h->m + 1) * sizeof(uint32_t));
         else
             m->rp64 = malloc((size_t)(h->m + 1) * sizeof(uint64_t));
         if (!m->rp32 && !m->rp64)
             return G16_ERR_NOMEM;
-        if (h->nnz[k] && !(m->e = malloc((size_t)h->nnz[k] * sizeof(g16__r1cs_entry))))
+        if (h->nnz[k] && !(m->w = malloc((size_t)(2 * h->nnz[k]) * sizeof(uint32_t))))
             return G16_ERR_NOMEM;
     }
     return g16__r1cs_alloc_density(r);
@@ -472,11 +495,13 @@ static g16_status read_lengths(reader *rd, g16_r1cs *r, int k, g16_error *err)
     return G16_OK;
 }
 
+/* Reads the fixed (column, id) entries into packed words, turning rp from entry offsets (as
+ * read_lengths left it) into word offsets row by row. */
 static g16_status read_entries(reader *rd, g16_r1cs *r, int k, g16_error *err)
 {
     g16__csr *m = &r->mat[k];
     int sec = SEC_A_ENT + 2 * k;
-    uint64_t vars = r->num_inputs + r->num_aux;
+    uint64_t vars = r->num_inputs + r->num_aux, words = 0;
     uint64_t row = 0, row_end = g16__csr_rp(m, 1), prev = UINT64_MAX; /* prev: no column yet in this row */
     const size_t per = STAGE_BYTES / 8;
     for (uint64_t i = 0; i < m->nnz;) {
@@ -487,7 +512,7 @@ static g16_status read_entries(reader *rd, g16_r1cs *r, int k, g16_error *err)
             return short_read(rd, sec, err);
         for (size_t j = 0; j < n; j++, i++, at += 8) {
             while (i == row_end) { /* the lengths sum to nnz, so this stops before row m */
-                row++;
+                rp_set(m, ++row, words);
                 row_end = g16__csr_rp(m, row + 1);
                 prev = UINT64_MAX;
             }
@@ -501,12 +526,35 @@ static g16_status read_entries(reader *rd, g16_r1cs *r, int k, g16_error *err)
             if (cid >= r->num_coeffs)
                 return sec_error(err, G16_ERR_FORMAT, sec, at, "row %llu: coefficient id %u, there are %llu",
                                  (unsigned long long)row, cid, (unsigned long long)r->num_coeffs);
-            m->e[i].col = col;
-            m->e[i].cid = cid;
+            g16__csr_put(m->w, &words, col, cid);
             prev = col;
         }
     }
+    while (row < r->num_constraints) /* the last nonempty row and the empty rows after it */
+        rp_set(m, ++row, words);
+    m->nwords = words;
     return G16_OK;
+}
+
+/* After reading: drop the unused worst-case room, and use 32-bit row pointers when they fit (as
+ * finalize does), so a loaded form is the finalized one. */
+static void shrink_matrix(g16__csr *m, uint64_t rows)
+{
+    if (m->nwords && m->nwords < 2 * m->nnz) {
+        uint32_t *w = realloc(m->w, (size_t)m->nwords * sizeof *w);
+        if (w)
+            m->w = w;
+    }
+    if (m->rp64 && m->nwords <= UINT32_MAX) {
+        uint32_t *rp = malloc((size_t)(rows + 1) * sizeof *rp);
+        if (!rp)
+            return; /* keeping 64-bit pointers is correct, only larger */
+        for (uint64_t i = 0; i <= rows; i++)
+            rp[i] = (uint32_t)m->rp64[i];
+        free(m->rp64);
+        m->rp64 = NULL;
+        m->rp32 = rp;
+    }
 }
 
 /* The last num_inputs rows must be bellman's input constraints input_k · 0 = 0. */
@@ -517,8 +565,9 @@ static g16_status check_input_rows(const g16_r1cs *r, const uint64_t off[SEC_COU
         uint64_t row = first + k;
         for (int j = 0; j < 3; j++) {
             const g16__csr *m = &r->mat[j];
-            uint64_t lo = g16__csr_rp(m, row), len = g16__csr_rp(m, row + 1) - lo;
-            int ok = j == G16_MATRIX_A ? len == 1 && m->e[lo].col == k && m->e[lo].cid == G16__CID_ONE : len == 0;
+            uint64_t lo = g16__csr_rp(m, row), words = g16__csr_rp(m, row + 1) - lo;
+            /* input_k with coefficient 1 is the single word k */
+            int ok = j == G16_MATRIX_A ? words == 1 && m->w[lo] == (uint32_t)k : words == 0;
             if (!ok)
                 return sec_error(err, G16_ERR_FORMAT, SEC_A_LEN + 2 * j, off[SEC_A_LEN + 2 * j] + 4 * row,
                                  "row %llu must be the input constraint input_%llu * 0 = 0", (unsigned long long)row,
@@ -564,8 +613,9 @@ static g16_status load(reader *rd, uint64_t total, g16_r1cs **out, g16_error *er
     }
     if ((st = check_input_rows(r, off, err)))
         goto cleanup;
-    g16__r1cs_entry *e[3] = {r->mat[0].e, r->mat[1].e, r->mat[2].e};
-    uint64_t lone = g16__r1cs_scan_density(e, h.nnz, r->num_inputs, r->num_aux, 0, r->density, r->density_count, used);
+    for (int k = 0; k < 3; k++)
+        shrink_matrix(&r->mat[k], r->num_constraints);
+    uint64_t lone = g16__r1cs_scan_density(r, used);
     if (lone != UINT64_MAX) {
         st = sec_error(err, G16_ERR_FORMAT, SEC_C_ENT, off[SEC_CHECKSUM],
                        "aux variable %llu (column %llu) occurs in no row of A, B or C", (unsigned long long)lone,

@@ -7,22 +7,27 @@
  *
  * Compiled form (g16_r1cs), immutable once built:
  *   - columns: c < num_inputs is input c (c = 0 the constant ONE), c = num_inputs + j is aux j;
- *     the full witness w is indexed by column.
+ *     the full witness w is indexed by column. num_inputs + num_aux <= 2^30 − 1.
  *   - rows: num_constraints = the circuit's constraints followed by one input constraint per input
  *     (row num_constraints - num_inputs + k is input_k · 0 = 0: A row {(k, 1)}, B and C empty).
- *   - each matrix in CSR form: row i's entries are e[rp(i) .. rp(i+1)), columns strictly
- *     increasing, no zero coefficient. rp is 32-bit when the matrix has at most UINT32_MAX
- *     entries (4 bytes a row instead of 8), else 64-bit; exactly one of rp32/rp64 is set.
- *   - an entry is (column, coefficient id), 8 bytes. Coefficients live once in a shared
- *     dictionary coeffs[]: id 0 is 1 and id 1 is −1 (both computed without a multiplication),
- *     other ids any nonzero value (real circuits repeat few distinct coefficients: powers of two
- *     for bit packing, round constants, ±1).
+ *   - each matrix in CSR form over 32-bit words: row i is w[rp(i) .. rp(i+1)), a sequence of
+ *     entries in strictly increasing column order, none with a zero coefficient. An entry is one
+ *     word, column in bits 0..29 and its coefficient kind in bits 30..31: 0 = coefficient 1,
+ *     1 = coefficient −1, 2 = the next word is a coefficient id (3 never occurs). 77% of the
+ *     entries of the "bits" demo and 71% of the "field" demo are ±1, so this costs 4.9 and 5.2
+ *     bytes per entry where fixed (column, id) pairs would cost 8.
+ *   - rp holds word offsets: 32-bit when the matrix has at most UINT32_MAX words (4 bytes a row
+ *     instead of 8), else 64-bit; exactly one of rp32/rp64 is set.
+ *   - coefficient ids index a dictionary coeffs[] shared by A, B, C: id 0 is 1, id 1 is −1,
+ *     others any nonzero value (real circuits repeat few distinct coefficients: powers of two for
+ *     bit packing, round constants).
  *   - density bitmaps (see g16.h): bit i of word i/64, LSB first, unused high bits zero.
  *   - every aux column appears in at least one matrix (bellman's setup needs it).
  *
- * Building form (g16_cs): the same entry layout, but the column holds the raw g16_var handle
- * (aux bit set for aux variables) and the row pointers are 64-bit, because num_inputs is only
- * known at finalize. Sorting by handle sorts inputs before aux, so remapping keeps the order.
+ * Building form (g16_cs): per matrix 64-bit row pointers and fixed pairs of uint32 (raw g16_var
+ * handle with the aux bit, coefficient id), because num_inputs is known only at finalize.
+ * Sorting by handle sorts inputs before aux, so the remap to columns keeps the order; finalize
+ * packs the pairs into words in place (a packed entry never needs more room than its pair).
  */
 #ifndef G16_R1CS_R1CS_H
 #define G16_R1CS_R1CS_H
@@ -36,32 +41,44 @@
 #define G16__CID_ONE 0u
 #define G16__CID_MINUS_ONE 1u
 
-typedef struct {
-    uint32_t col; /* column (compiled) or g16_var handle (building) */
-    uint32_t cid; /* coefficient id into the dictionary */
-} g16__r1cs_entry;
+#define G16__W_COL 0x3FFFFFFFu   /* column bits of a packed entry word */
+#define G16__W_MINUS 0x40000000u /* kind 1: coefficient −1 */
+#define G16__W_ID 0x80000000u    /* kind 2: coefficient id in the next word */
+#define G16__R1CS_MAX_VARS ((uint64_t)G16__W_COL) /* num_inputs + num_aux <= 2^30 − 1 */
 
 typedef struct {
-    uint64_t nnz;
-    uint32_t *rp32; /* num_constraints + 1 row pointers, when nnz <= UINT32_MAX */
-    uint64_t *rp64; /* otherwise */
-    g16__r1cs_entry *e;
+    uint64_t nnz;    /* entries */
+    uint64_t nwords; /* nnz + the entries with a coefficient id */
+    uint32_t *rp32;  /* num_constraints + 1 word offsets, when nwords <= UINT32_MAX */
+    uint64_t *rp64;  /* otherwise */
+    uint32_t *w;
 } g16__csr;
 
 static inline uint64_t g16__csr_rp(const g16__csr *m, uint64_t i) { return m->rp32 ? m->rp32[i] : m->rp64[i]; }
 
-/* The entry at position *k of m: returns its column, sets *cid, advances *k past it. Code outside
- * src/r1cs should walk rows only this way,
+/* The entry at word *k of m: returns its column, sets *cid, advances *k past it (1 or 2 words).
+ * Code outside src/r1cs walks rows only this way, never decoding w[] itself:
  *     for (uint64_t k = g16__csr_rp(m, i), end = g16__csr_rp(m, i + 1); k < end;) {
  *         uint32_t cid, col = g16__csr_next(m, &k, &cid); ...
- *     }
- * and never index e[] itself: the entries are about to be packed into 32-bit words (±1 entries
- * one word, others two: 28% less memory on the demo circuits), which changes e[] but not this. */
+ *     } */
 static inline uint32_t g16__csr_next(const g16__csr *m, uint64_t *k, uint32_t *cid)
 {
-    const g16__r1cs_entry *e = &m->e[(*k)++];
-    *cid = e->cid;
-    return e->col;
+    const uint32_t *w = m->w;
+    uint32_t x = w[(*k)++];
+    uint32_t kind = x >> 30;
+    *cid = kind == 2 ? w[(*k)++] : kind;
+    return x & G16__W_COL;
+}
+
+/* Packs (col, cid) at w[*k], advancing *k by 1 or 2 words. */
+static inline void g16__csr_put(uint32_t *w, uint64_t *k, uint32_t col, uint32_t cid)
+{
+    if (cid <= G16__CID_MINUS_ONE) {
+        w[(*k)++] = col | (cid << 30);
+    } else {
+        w[(*k)++] = col | G16__W_ID;
+        w[(*k)++] = cid;
+    }
 }
 
 enum { G16__DENS_A_AUX = 0, G16__DENS_B_INPUT = 1, G16__DENS_B_AUX = 2 };
@@ -87,11 +104,12 @@ struct g16_lc {
     size_t len, cap;
 };
 
-/* Building matrix: 64-bit row pointers (constraints + 1 of them), entries with raw handles. */
+/* Building matrix: 64-bit row pointers (constraints + 1 of them, in entries), entries as pairs
+ * e[2i] = g16_var handle, e[2i + 1] = coefficient id. */
 typedef struct {
     uint64_t *rp;
-    g16__r1cs_entry *e;
-    uint64_t nnz, e_cap;
+    uint32_t *e;
+    uint64_t nnz, e_cap; /* e_cap in entries */
 } g16__cs_mat;
 
 struct g16_cs {
@@ -119,13 +137,10 @@ int g16__r1cs_domain(uint64_t m, unsigned max_log_n, uint64_t *n, unsigned *log_
 /* Words of a bitmap of nbits bits. */
 static inline uint64_t g16__bitmap_words(uint64_t nbits) { return (nbits + 63) / 64; }
 
-/* Scans the entries of A, B, C (e[k], nnz[k]) and sets the density bitmaps (zeroed, sized as in
- * struct g16_r1cs) and their popcounts. raw: columns are g16_var handles (building form), else
- * compiled columns. used: a zeroed scratch bitmap of num_aux bits. Returns the first aux index
- * that occurs in no matrix, or UINT64_MAX when every aux occurs. */
-uint64_t g16__r1cs_scan_density(g16__r1cs_entry *const e[3], const uint64_t nnz[3], uint64_t num_inputs,
-                                uint64_t num_aux, int raw, uint64_t *const density[3], uint64_t count[3],
-                                uint64_t *used);
+/* Density of the compiled matrices: sets r->density (bitmaps zeroed, sized as in struct
+ * g16_r1cs) and r->density_count. used: a zeroed scratch bitmap of num_aux bits. Returns the
+ * first aux index that occurs in no matrix, or UINT64_MAX when every aux occurs. */
+uint64_t g16__r1cs_scan_density(struct g16_r1cs *r, uint64_t *used);
 
 /* Allocates r->density (three zeroed bitmaps; num_inputs and num_aux must be set). */
 g16_status g16__r1cs_alloc_density(struct g16_r1cs *r);
