@@ -143,6 +143,7 @@ int g16__app_prove(int argc, char **argv)
         {"--public", "FILE", "write the public inputs here (one line of hex per proof)", NULL, 0},
         {"--unchecked", NULL, "skip the subgroup checks when loading the parameters", NULL, 0},
         {"--no-verify", NULL, "do not verify the proofs before writing them (benchmarks)", NULL, 0},
+        {"--save-witness", "FILE", "also write the first witness here (for --r1cs/--witness runs)", NULL, 0},
     };
     int rc = cli_parse(argc, argv, opts, NOPTS(opts), "g16 prove --params FILE --proof FILE [options]",
                        "Proves a batch of witnesses of one circuit; every proof is verified before it is written.");
@@ -168,6 +169,11 @@ int g16__app_prove(int argc, char **argv)
     if ((rc = cli_circuit_load("prove", opts, NOPTS(opts), 1, &c)) != 0 ||
         (rc = batch_witnesses("prove", opts, NOPTS(opts), &c, count, &ws)) != 0)
         goto cleanup;
+    cli_opt *save_w = cli_find(opts, NOPTS(opts), "--save-witness");
+    if (save_w->set && (st = cli_witness_save(save_w->value, c.witness, c.w_len, &err)) != G16_OK) {
+        rc = cli_fail("prove", st, &err, "writing the witness");
+        goto cleanup;
+    }
     unsigned lflags = cli_find(opts, NOPTS(opts), "--unchecked")->set ? G16_PARAMS_UNCHECKED : 0;
     if ((st = g16_params_load(&p, cli_find(opts, NOPTS(opts), "--params")->value, lflags, &err)) != G16_OK) {
         rc = cli_fail("prove", st, &err, "loading the parameters");
