@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
 #include "util/error.h"
 #include "util/threads.h"
 
@@ -81,87 +82,126 @@ static void pow_u64_var(g16_fr *r, const g16_fr *a, uint64_t e)
 
 /* ---------------------------------------------------------------- butterflies */
 
-/* One DIF butterfly, e = twiddle exponent (j·n/2h): (a, b) <- (a + b, (a - b)·ω^±e). */
-static inline void bf_dif(g16_fr *a, g16_fr *b, size_t e, const g16_fr *tw, size_t half, int inv)
+/* The twiddles of a stage with butterflies at distance h: ω_2h^j = base[j·step] for j < h.
+ * Stages with h <= d->sm_max read the stage-major table (consecutive j are adjacent: every line
+ * and page fetched is used fully); the few top stages read tw with a small stride (step <= 32). */
+typedef struct {
+    const g16_fr *base;
+    size_t step, h;
+} twv_t;
+
+static twv_t stage_tw(const g16__ntt_domain *d, size_t h)
+{
+    twv_t v;
+    if (h <= d->sm_max) {
+        v.base = d->tw_sm + h;
+        v.step = 1;
+    } else {
+        v.base = d->tw;
+        v.step = d->n / 2 / h;
+    }
+    v.h = h;
+    return v;
+}
+
+/* DIF butterflies on count pairs (lo[i], hi[i]) with twiddle exponents j = j0 + i (< h):
+ * (a, b) <- (a + b, (a - b)·ω_2h^±j). Inverse twiddles: ω_2h^-j = -ω_2h^(h-j) (ω_2h^h = -1), so
+ * the sign goes into the subtraction. j = 0 (twiddle 1) is done without a multiplication. */
+static void dif_rows(g16_fr *lo, g16_fr *hi, size_t count, size_t j0, const twv_t *w, int inv)
 {
     g16_fr d;
-    if (e == 0) {
-        g16__fr_sub(&d, a, b);
-        g16__fr_add(a, a, b);
-        *b = d;
-    } else if (!inv) {
-        g16__fr_sub(&d, a, b);
-        g16__fr_add(a, a, b);
-        g16__fr_mul(b, &d, &tw[e]);
-    } else { /* (a - b)·(-ω^(half - e)) = (b - a)·ω^(half - e) */
-        g16__fr_sub(&d, b, a);
-        g16__fr_add(a, a, b);
-        g16__fr_mul(b, &d, &tw[half - e]);
+    size_t i = 0;
+    if (j0 == 0 && count > 0) {
+        g16__fr_sub(&d, &lo[0], &hi[0]);
+        g16__fr_add(&lo[0], &lo[0], &hi[0]);
+        hi[0] = d;
+        i = 1;
+    }
+    const size_t step = w->step;
+    if (!inv) {
+        const g16_fr *t = w->base + j0 * step;
+        for (; i < count; i++) {
+            g16__fr_sub(&d, &lo[i], &hi[i]);
+            g16__fr_add(&lo[i], &lo[i], &hi[i]);
+            g16__fr_mul(&hi[i], &d, &t[i * step]);
+        }
+    } else {
+        const g16_fr *t = w->base + (w->h - j0) * step;
+        for (; i < count; i++) {
+            g16__fr_sub(&d, &hi[i], &lo[i]);
+            g16__fr_add(&lo[i], &lo[i], &hi[i]);
+            g16__fr_mul(&hi[i], &d, t - i * step);
+        }
     }
 }
 
-/* One DIT butterfly: t = b·ω^±e; (a, b) <- (a + t, a - t). */
-static inline void bf_dit(g16_fr *a, g16_fr *b, size_t e, const g16_fr *tw, size_t half, int inv)
+/* DIT butterflies: t = b·ω_2h^±j; (a, b) <- (a + t, a - t). */
+static void dit_rows(g16_fr *lo, g16_fr *hi, size_t count, size_t j0, const twv_t *w, int inv)
 {
     g16_fr t;
-    if (e == 0) {
-        t = *b;
-        g16__fr_sub(b, a, &t);
-        g16__fr_add(a, a, &t);
-    } else if (!inv) {
-        g16__fr_mul(&t, b, &tw[e]);
-        g16__fr_sub(b, a, &t);
-        g16__fr_add(a, a, &t);
-    } else { /* t = -b·ω^(half - e): the signs swap */
-        g16__fr_mul(&t, b, &tw[half - e]);
-        g16__fr_add(b, a, &t);
-        g16__fr_sub(a, a, &t);
+    size_t i = 0;
+    if (j0 == 0 && count > 0) {
+        t = hi[0];
+        g16__fr_sub(&hi[0], &lo[0], &t);
+        g16__fr_add(&lo[0], &lo[0], &t);
+        i = 1;
+    }
+    const size_t step = w->step;
+    if (!inv) {
+        const g16_fr *tw = w->base + j0 * step;
+        for (; i < count; i++) {
+            g16__fr_mul(&t, &hi[i], &tw[i * step]);
+            g16__fr_sub(&hi[i], &lo[i], &t);
+            g16__fr_add(&lo[i], &lo[i], &t);
+        }
+    } else { /* t = -b·ω_2h^(h-j): the signs swap */
+        const g16_fr *tw = w->base + (w->h - j0) * step;
+        for (; i < count; i++) {
+            g16__fr_mul(&t, &hi[i], tw - i * step);
+            g16__fr_add(&hi[i], &lo[i], &t);
+            g16__fr_sub(&lo[i], &lo[i], &t);
+        }
     }
 }
 
-/* All butterflies of one block of 2h elements, twiddle exponents j·q (q = n/2h). */
-static void dif_span(g16_fr *x, size_t h, size_t q, const g16_fr *tw, size_t half, int inv)
-{
-    for (size_t j = 0; j < h; j++)
-        bf_dif(&x[j], &x[j + h], j * q, tw, half, inv);
-}
-
-static void dit_span(g16_fr *x, size_t h, size_t q, const g16_fr *tw, size_t half, int inv)
-{
-    for (size_t j = 0; j < h; j++)
-        bf_dit(&x[j], &x[j + h], j * q, tw, half, inv);
-}
+/* All butterflies of one block of 2h elements. */
+static void dif_span(g16_fr *x, const twv_t *w, int inv) { dif_rows(x, x + w->h, w->h, 0, w, inv); }
+static void dit_span(g16_fr *x, const twv_t *w, int inv) { dit_rows(x, x + w->h, w->h, 0, w, inv); }
 
 /* ---------------------------------------------------------------- serial block transforms */
 
 /* DIF of one block of m elements (natural -> bit-reversed): depth-first above LEAF. */
 static void dif_block(const g16__ntt_domain *d, g16_fr *x, size_t m, int inv)
 {
-    size_t half = d->n / 2;
     if (m > LEAF) {
-        dif_span(x, m / 2, half / (m / 2), d->tw, half, inv);
+        twv_t w = stage_tw(d, m / 2);
+        dif_span(x, &w, inv);
         dif_block(d, x, m / 2, inv);
         dif_block(d, x + m / 2, m / 2, inv);
         return;
     }
-    for (size_t h = m / 2; h >= 1; h /= 2)
+    for (size_t h = m / 2; h >= 1; h /= 2) {
+        twv_t w = stage_tw(d, h);
         for (size_t b = 0; b < m; b += 2 * h)
-            dif_span(x + b, h, half / h, d->tw, half, inv);
+            dif_span(x + b, &w, inv);
+    }
 }
 
 /* DIT of one block of m elements (bit-reversed -> natural). */
 static void dit_block(const g16__ntt_domain *d, g16_fr *x, size_t m, int inv)
 {
-    size_t half = d->n / 2;
     if (m > LEAF) {
         dit_block(d, x, m / 2, inv);
         dit_block(d, x + m / 2, m / 2, inv);
-        dit_span(x, m / 2, half / (m / 2), d->tw, half, inv);
+        twv_t w = stage_tw(d, m / 2);
+        dit_span(x, &w, inv);
         return;
     }
-    for (size_t h = 1; h < m; h *= 2)
+    for (size_t h = 1; h < m; h *= 2) {
+        twv_t w = stage_tw(d, h);
         for (size_t b = 0; b < m; b += 2 * h)
-            dit_span(x + b, h, half / h, d->tw, half, inv);
+            dit_span(x + b, &w, inv);
+    }
 }
 
 /* ---------------------------------------------------------------- scalings */
@@ -237,21 +277,19 @@ typedef struct {
 
 static void col_stages(const col_ctx *c, g16_fr buf[][COL_B], size_t i0)
 {
-    size_t rows = (size_t)1 << c->s, stride = (size_t)1 << (c->a - c->s), half = c->d->n / 2;
+    const size_t rows = (size_t)1 << c->s, stride = (size_t)1 << (c->a - c->s), bw = c->bw;
+    const int dit = c->dit, inv = c->inv;
     for (size_t u = 0; u < c->s; u++) {
         /* DIF runs the halves top-down, DIT bottom-up; ht = half distance in rows */
-        size_t ht = c->dit ? (size_t)1 << u : rows >> (u + 1);
-        size_t q = half / (ht * stride); /* twiddle exponent step: n / (2h), h = ht·stride */
+        size_t ht = dit ? (size_t)1 << u : rows >> (u + 1);
+        twv_t w = stage_tw(c->d, ht * stride);
         for (size_t g = 0; g < rows; g += 2 * ht) {
             for (size_t tl = 0; tl < ht; tl++) {
-                g16_fr *lo = buf[g + tl], *hi = buf[g + tl + ht];
-                size_t j = i0 + tl * stride; /* position inside the 2h block, for column 0 */
-                for (size_t b = 0; b < c->bw; b++) {
-                    if (c->dit)
-                        bf_dit(&lo[b], &hi[b], (j + b) * q, c->d->tw, half, c->inv);
-                    else
-                        bf_dif(&lo[b], &hi[b], (j + b) * q, c->d->tw, half, c->inv);
-                }
+                /* exponent of column 0 = its position inside the 2h block */
+                if (dit)
+                    dit_rows(buf[g + tl], buf[g + tl + ht], bw, i0 + tl * stride, &w, inv);
+                else
+                    dif_rows(buf[g + tl], buf[g + tl + ht], bw, i0 + tl * stride, &w, inv);
             }
         }
     }
@@ -505,14 +543,48 @@ static g16_fr *alloc_fr(size_t count)
     return p;
 }
 
+typedef struct {
+    const g16__ntt_domain *d;
+} sm_ctx;
+
+/* tw_sm[i] for i in [begin + 1, end + 1), i = h + j with h the power of two <= i. */
+static void sm_task(void *vctx, size_t begin, size_t end)
+{
+    const g16__ntt_domain *d = ((sm_ctx *)vctx)->d;
+    for (size_t i = begin + 1; i < end + 1; i++) {
+        size_t h = (size_t)1 << (63 - __builtin_clzll((unsigned long long)i));
+        d->tw_sm[i] = d->tw[(i - h) * (d->n / 2 / h)];
+    }
+}
+
 void g16__ntt_domain_destroy(g16__ntt_domain *d)
 {
     if (!d)
         return;
-    free(d->tw);
+    g16__free_large(d->tw, d->tw_bytes);
+    g16__free_large(d->tw_sm, d->tw_sm_bytes);
     free(d->shift_lo);
     free(d->shift_inv_lo);
     free(d);
+}
+
+/* Fills the twiddle tables (d->tw and d->tw_sm allocated). */
+static void domain_twiddles(g16__ntt_domain *d)
+{
+    fill_powers(d->tw, d->tw_bytes / sizeof(g16_fr), &d->omega);
+    if (d->sm_max > 0) {
+        sm_ctx c = {d};
+        d->tw_sm[0] = g16__fr_one; /* unused */
+        g16__parallel_for(2 * d->sm_max - 1, 1u << 12, sm_task, &c);
+    }
+    g16_fr step = d->g, step_inv = d->g_inv; /* g^(2^(k-b)) and its inverse */
+    for (unsigned i = d->lo_bits; i < d->log_n; i++) {
+        g16__fr_sqr(&step, &step);
+        g16__fr_sqr(&step_inv, &step_inv);
+    }
+    size_t nlo = (size_t)1 << d->lo_bits;
+    fill_powers(d->shift_lo, nlo, &step);
+    fill_powers(d->shift_inv_lo, nlo, &step_inv);
 }
 
 /* Checks the generators and fills the scalar fields of d. */
@@ -569,25 +641,24 @@ g16_status g16__ntt_domain_create(g16__ntt_domain **out, unsigned log_n, const g
     st = domain_scalars(d, log_n, root_generator, coset_shift ? coset_shift : root_generator, err);
     if (st != G16_OK)
         goto cleanup;
-    size_t ntw = d->n > 1 ? d->n / 2 : 1, nlo = (size_t)1 << d->lo_bits;
-    d->tw = alloc_fr(ntw);
+    size_t half = d->n / 2, nlo = (size_t)1 << d->lo_bits;
+    size_t blk_half = (size_t)1 << (BLOCK_LOG - 1);
+    /* stage-major copy for every stage whose stride in tw would be >= 64 (2 KiB) */
+    d->sm_max = half < blk_half ? half : blk_half;
+    if (half / 64 > d->sm_max)
+        d->sm_max = half / 64;
+    d->tw_bytes = (half ? half : 1) * sizeof(g16_fr);
+    d->tw_sm_bytes = (d->sm_max ? 2 * d->sm_max : 1) * sizeof(g16_fr);
+    d->tw = g16__alloc_large(d->tw_bytes);
+    d->tw_sm = g16__alloc_large(d->tw_sm_bytes);
     d->shift_lo = alloc_fr(nlo);
     d->shift_inv_lo = alloc_fr(nlo);
-    if (!d->tw || !d->shift_lo || !d->shift_inv_lo) {
+    if (!d->tw || !d->tw_sm || !d->shift_lo || !d->shift_inv_lo) {
         st = g16__error(err, G16_ERR_NOMEM, "ntt: twiddle tables for 2^%u (%zu bytes)", log_n,
-                        (ntw + 2 * nlo) * sizeof(g16_fr));
+                        d->tw_bytes + d->tw_sm_bytes + 2 * nlo * sizeof(g16_fr));
         goto cleanup;
     }
-    fill_powers(d->tw, ntw, &d->omega);
-    g16_fr step, step_inv; /* g^(2^(k-b)) and its inverse */
-    step = d->g;
-    step_inv = d->g_inv;
-    for (unsigned i = d->lo_bits; i < log_n; i++) {
-        g16__fr_sqr(&step, &step);
-        g16__fr_sqr(&step_inv, &step_inv);
-    }
-    fill_powers(d->shift_lo, nlo, &step);
-    fill_powers(d->shift_inv_lo, nlo, &step_inv);
+    domain_twiddles(d);
     *out = d;
     d = NULL;
 cleanup:

@@ -15,7 +15,8 @@
  * The root generator must be a quadratic non-residue (then ω is a primitive n-th root for every
  * k <= 32); the shift must be nonzero with g^n != 1 (so that Z does not vanish on the coset).
  * After create, a domain is immutable: any number of threads may use it at once. It owns its
- * tables: a twiddle table of max(n/2, 1) elements (16·n bytes: 16 MiB at 2^20, 4 GiB at 2^28)
+ * tables: a twiddle table of max(n/2, 1) elements (16·n bytes: 16 MiB at 2^20, 4 GiB at 2^28),
+ * a stage-major copy of the twiddles of the smaller stages (max(2^14, n/64) elements at most)
  * and two 2^min(k,10)-element tables of powers of g and g^-1.
  *
  * Transforms are in place on arrays of exactly d->n elements (caller-owned; not kept). Work is
@@ -51,7 +52,10 @@ typedef struct {
     g16_fr z_coset;      /* g^n - 1: Z(X) = X^n - 1 on every point of the coset */
     g16_fr z_coset_inv;  /* (g^n - 1)^-1 */
     /* private to ntt.c */
-    g16_fr *tw;          /* tw[j] = ω^j, j < max(n/2, 1) */
+    g16_fr *tw;          /* tw[j] = ω^j, j < max(n/2, 1) (huge-page backed when large) */
+    g16_fr *tw_sm;       /* stage-major: tw_sm[h + j] = ω_2h^j for h = 1, 2, 4, .., sm_max, j < h */
+    size_t sm_max;
+    size_t tw_bytes, tw_sm_bytes;
     unsigned lo_bits;    /* b = min(k, 10) */
     g16_fr *shift_lo;    /* (g^(2^(k-b)))^u, u < 2^b */
     g16_fr *shift_inv_lo;/* (g^-(2^(k-b)))^u, u < 2^b */
