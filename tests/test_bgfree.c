@@ -184,6 +184,9 @@ static void test_shutdown_restart(void **state)
 static void test_fork(void **state)
 {
     (void)state;
+#ifdef __SANITIZE_THREAD__
+    skip(); /* TSan cannot start threads in the child of a multi-threaded fork */
+#endif
     g16__free_async(malloc(64), 64, "before-fork", NULL);
     fflush(NULL);
     pid_t pid = fork();

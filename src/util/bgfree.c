@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "util/bgfree.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -92,6 +93,15 @@ static void at_exit(void)
     exiting = 1;
     pthread_mutex_unlock(&mu);
     g16__free_async_shutdown();
+    if (__atomic_load_n(&g16__trace_flags, __ATOMIC_RELAXED) & G16__TRACE_TREE_AT_EXIT) {
+        g16__bgfree_stats s;
+        g16__bgfree_get_stats(&s);
+        fprintf(stderr,
+                "g16 bgfree: %" PRIu64 " buffers (%.3f GiB) freed in the background, peak %.3f GiB pending; "
+                "%" PRIu64 " (%.3f GiB) freed inline\n",
+                s.freed_count, (double)s.freed_bytes / 1073741824.0, (double)s.peak_pending_bytes / 1073741824.0,
+                s.inline_count, (double)s.inline_bytes / 1073741824.0);
+    }
 }
 
 /* Fork: hold the lock across it so the child gets a consistent queue. The child has no worker

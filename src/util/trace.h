@@ -25,10 +25,11 @@
  *
  * Cost when off: g16__span_begin/_end/_metric are inline and do one relaxed load of a global
  * flag (begin, metric) or one compare with 0 (end) and a predictable branch; nothing is
- * allocated, no clock is read.
+ * allocated, no clock is read (test_trace: ~5 ns per begin+end pair, loop and assert included).
  * Cost when on: per call one clock_gettime (vDSO) and one lock/unlock of a mutex owned by the
  * calling thread's buffer (uncontended except while a report is being taken): there is no
- * global lock on the hot path. Records go to per-thread chunked buffers (at most
+ * global lock on the hot path (test_trace: 130-370 ns per pair on a busy 2-core VM whose
+ * clock_gettime alone costs 70 ns). Spans are for phases and chunks, not inner loops. Records go to per-thread chunked buffers (at most
  * G16__TRACE_MAX_RECORDS per thread; beyond that records are dropped and counted).
  *
  * Threads: any thread may open spans. A thread has a role (g16__trace_thread):
@@ -39,6 +40,9 @@
  *              main thread gets the "msm.chunk" spans of the pool as children.
  *   DETACHED — neither adopts nor is adopted (the background-free thread: its frees are not
  *              part of the caller's work, and must not hide the caller's unaccounted time).
+ * A non-main thread that drives work (a server's request thread, a per-GPU thread that calls
+ * g16__parallel_for) should declare itself DRIVER, or the pool's spans will not be placed under
+ * its spans and its phases will show the parallel time as unaccounted (visible, never hidden).
  *
  * Report (g16__trace_report): spans aggregated by name path (root/child/...), with count,
  * total (sum of instance durations), self (total minus the time of children on the same thread)
@@ -73,7 +77,7 @@ typedef uint64_t g16__span; /* 0 = not recorded */
 #define G16__TRACE_DETAIL_MAX 24
 #define G16__TRACE_METRICS 3
 #define G16__TRACE_MAX_DEPTH 128
-#define G16__TRACE_MAX_RECORDS (1u << 20)
+#define G16__TRACE_MAX_RECORDS (1u << 18) /* ~28 MiB of 112-byte records per thread */
 
 /* Flags for g16__trace_enable and g16__trace_report_ex. */
 enum {
