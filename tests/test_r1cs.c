@@ -276,8 +276,13 @@ static void test_build_errors(void **state)
     assert_non_null(strstr(err.msg, "aux variable 1"));
     g16_lc_clear(lc);
     OK(g16_lc_add(lc, 5, NULL));
-    assert_int_equal(g16_cs_enforce(cs, NULL, lc, NULL, &err), G16_ERR_ARG);
+    g16_lc *l17;
+    g16_fr c17 = fr_u64(17);
+    OK(g16_lc_create(&l17));
+    OK(g16_lc_add(l17, a, &c17)); /* valid, with a new coefficient: must not reach the dictionary */
+    assert_int_equal(g16_cs_enforce(cs, l17, lc, NULL, &err), G16_ERR_ARG);
     assert_non_null(strstr(err.msg, "lc B"));
+    g16_lc_destroy(l17);
     assert_int_equal(g16_cs_num_constraints(cs), 0);
     /* unconstrained aux: refused, cs unchanged, fine once constrained */
     g16_r1cs *r;
@@ -300,6 +305,7 @@ static void test_build_errors(void **state)
     g16_r1cs_get_info(r, &info);
     assert_int_equal(info.num_constraints, 4);
     assert_int_equal(info.nnz[2], 1);
+    assert_int_equal(info.num_coeffs, 2); /* 1 and −1 only: the refused 17 left no trace */
     g16_r1cs_destroy(r);
     g16_cs_destroy(cs);
 

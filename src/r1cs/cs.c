@@ -343,21 +343,28 @@ static void sort_terms(g16__term *t, size_t n)
 
 /* Copies lc into scratch at *pos, validated, sorted, merged, zero terms dropped, coefficient ids
  * assigned; advances *pos by the normalized length and stores it in *len. */
-static g16_status normalize(g16_cs *cs, const g16_lc *lc, char name, size_t *pos, uint64_t *len, g16_error *err)
+/* G16_ERR_ARG naming the first term of lc whose variable is not allocated. */
+static g16_status check_vars(const g16_cs *cs, const g16_lc *lc, char name, g16_error *err)
+{
+    for (size_t i = 0; lc && i < lc->len; i++) {
+        g16_var v = lc->t[i].var;
+        if (!var_known(cs, v))
+            return g16__error(err, G16_ERR_ARG, "r1cs: constraint %llu, lc %c term %zu: %s variable %u is not allocated",
+                              (unsigned long long)cs->num_constraints, name, i, (v & G16_VAR_AUX) ? "aux" : "input",
+                              (unsigned)AUX_INDEX(v));
+    }
+    return G16_OK;
+}
+
+/* Variables must have been checked (check_vars). */
+static g16_status normalize(g16_cs *cs, const g16_lc *lc, size_t *pos, uint64_t *len, g16_error *err)
 {
     *len = 0;
     if (!lc || lc->len == 0)
         return G16_OK;
     g16__term *t = cs->scratch + *pos;
-    for (size_t i = 0; i < lc->len; i++) {
-        if (!var_known(cs, lc->t[i].var)) {
-            g16_var v = lc->t[i].var;
-            return g16__error(err, G16_ERR_ARG, "r1cs: constraint %llu, lc %c term %zu: %s variable %u is not allocated",
-                              (unsigned long long)cs->num_constraints, name, i, (v & G16_VAR_AUX) ? "aux" : "input",
-                              (unsigned)AUX_INDEX(v));
-        }
+    for (size_t i = 0; i < lc->len; i++)
         t[i] = lc->t[i];
-    }
     sort_terms(t, lc->len);
     size_t out = 0;
     for (size_t i = 0; i < lc->len;) {
@@ -434,10 +441,13 @@ g16_status g16_cs_enforce(g16_cs *cs, const g16_lc *a, const g16_lc *b, const g1
                               (unsigned long long)total);
         cs->scratch_cap = (size_t)(cap1 < cap2 ? cap1 : cap2);
     }
+    for (int k = 0; k < 3; k++) /* before anything changes, the dictionary included */
+        if ((st = check_vars(cs, lcs[k], (char)('A' + k), err)))
+            return st;
     size_t pos = 0;
     uint64_t len[3];
     for (int k = 0; k < 3; k++) {
-        st = normalize(cs, lcs[k], (char)('A' + k), &pos, &len[k], err);
+        st = normalize(cs, lcs[k], &pos, &len[k], err);
         if (st)
             return st;
     }
