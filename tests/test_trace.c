@@ -216,7 +216,9 @@ static void test_threads_adopted(void **state)
     assert_int_equal(ss.count, 3);
     assert_int_equal(ss.metric_sum[0], 3000);
     assert_true(sw.total_ns >= 600 * MS);
-    assert_true(sp.has_children && !sp.flagged);
+    /* the workers cover "prove" except for thread start-up and scheduling delays, which a loaded
+     * machine (CI under ASan, say) stretches past the 5% flag: assert coverage, not the flag */
+    assert_true(sp.has_children && sp.unaccounted_ns < sp.total_ns / 4);
     assert_int_equal(sp.self_ns, sp.total_ns); /* no same-thread children */
     assert_true(s2.flagged && s2.unaccounted_ns >= 60 * MS && s2.unaccounted_ns < 60 * MS + SLACK);
     /* the detached thread's span stays a root even though it ran inside "prove" */
