@@ -398,7 +398,33 @@ static void fp2_inv_with(g16_fp2 *r, const g16_fp2 *a, void (*fp_inv)(g16_fp *, 
     g16__fpi_neg(&r->c1, &t1);
 }
 
-void g16__fp2_inv(g16_fp2 *r, const g16_fp2 *a) { fp2_inv_with(r, a, g16__fp_inv); }
+/*
+ * a^(p − 2) with a fixed 4-bit window: 14 products for the table, 380 squarings and 92 products
+ * (the non-zero nibbles of p − 2) instead of 384 + 229 for bit-by-bit exponentiation; saves
+ * about 8 µs per inversion (the one inversion of the final exponentiation). Constant-time: the
+ * exponent and hence every table index and branch is public; 0 maps to 0.
+ */
+static void fp_inv_ct(g16_fp *r, const g16_fp *a)
+{
+    static const uint64_t e[6] = {0xb9feffffffffaaa9ULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
+                                  0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL};
+    g16_fp table[16], acc;
+    table[0] = g16__fp_one;
+    table[1] = *a;
+    for (int i = 2; i < 16; i++)
+        g16__fp_mul(&table[i], &table[i - 1], a);
+    acc = table[(e[5] >> 60) & 15];
+    for (int w = 94; w >= 0; w--) {
+        for (int k = 0; k < 4; k++)
+            g16__fp_sqr(&acc, &acc);
+        unsigned nib = (unsigned)(e[w / 16] >> (4 * (w % 16))) & 15;
+        if (nib)
+            g16__fp_mul(&acc, &acc, &table[nib]);
+    }
+    *r = acc;
+}
+
+void g16__fp2_inv(g16_fp2 *r, const g16_fp2 *a) { fp2_inv_with(r, a, fp_inv_ct); }
 void g16__fp2_inv_var(g16_fp2 *r, const g16_fp2 *a) { fp2_inv_with(r, a, g16__fp_inv_var); }
 
 int g16__fp2_sqrt(g16_fp2 *r, const g16_fp2 *a)
