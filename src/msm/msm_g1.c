@@ -12,8 +12,6 @@
 #define fe_mul g16__fp_mul
 #define fe_sqr g16__fp_sqr
 #define fe_inv_var g16__fp_inv_var
-#define fe_is_zero g16__fp_is_zero
-#define fe_eq g16__fp_eq
 #define AFF g16_p1_affine
 #define JAC g16_p1
 #define jac_set_inf g16__p1_set_infinity

@@ -12,8 +12,6 @@
 #define fe_mul g16__fp2_mul
 #define fe_sqr g16__fp2_sqr
 #define fe_inv_var g16__fp2_inv_var
-#define fe_is_zero g16__fp2_is_zero
-#define fe_eq g16__fp2_eq
 #define AFF g16_p2_affine
 #define JAC g16_p2
 #define jac_set_inf g16__p2_set_infinity

@@ -2,7 +2,7 @@
  * The MSM for one group, written once over a field: included by msm_g1.c (Fp, G1) and
  * msm_g2.c (Fp2, G2) after they define
  *   FE                  field element type; FE_ONE: an expression of type const FE * for 1
- *   fe_add fe_sub fe_dbl fe_neg fe_mul fe_sqr fe_inv_var fe_is_zero fe_eq   (field.h API)
+ *   fe_add fe_sub fe_dbl fe_neg fe_mul fe_sqr fe_inv_var   (the field's API)
  *   AFF, JAC            affine and Jacobian point types; jac_set_inf(JAC *)
  *   MSM_G2              0 or 1; MSM_NAME(x): the public function name for x (msm_var, ...)
  *
@@ -33,10 +33,23 @@ typedef struct {
     FE x, y, zz, zzz;
 } xyzz;
 
+/* Variable-time tests on the limbs: elements are fully reduced, so zero is all-zero limbs and
+ * equal elements have equal limbs. Cheaper than the constant-time calls on the hot path. */
+static inline int fe_is_zero_var(const FE *a)
+{
+    const uint64_t *l = (const uint64_t *)a;
+    for (size_t i = 0; i < sizeof(FE) / sizeof(uint64_t); i++)
+        if (l[i])
+            return 0;
+    return 1;
+}
+
+static inline int fe_eq_var(const FE *a, const FE *b) { return memcmp(a, b, sizeof(FE)) == 0; }
+
 /* ---------------- XYZZ arithmetic (variable-time) ---------------- */
 
 static void xyzz_set_inf(xyzz *r) { memset(r, 0, sizeof *r); }
-static int xyzz_is_inf(const xyzz *a) { return fe_is_zero(&a->zz); }
+static int xyzz_is_inf(const xyzz *a) { return fe_is_zero_var(&a->zz); }
 
 static void xyzz_from_affine(xyzz *r, const AFF *p, int neg)
 {
@@ -52,7 +65,7 @@ static void xyzz_from_affine(xyzz *r, const AFF *p, int neg)
 static void xyzz_dbl(xyzz *r, const xyzz *a)
 {
     FE u, v, w, s, m, t;
-    if (xyzz_is_inf(a) || fe_is_zero(&a->y)) {
+    if (xyzz_is_inf(a) || fe_is_zero_var(&a->y)) {
         xyzz_set_inf(r);
         return;
     }
@@ -91,8 +104,8 @@ static void xyzz_madd(xyzz *r, const AFF *p, int neg)
     fe_mul(&s2, &py, &r->zzz);
     fe_sub(&u2, &u2, &r->x); /* P = U2 − X1 */
     fe_sub(&s2, &s2, &r->y); /* R = S2 − Y1 */
-    if (fe_is_zero(&u2)) {
-        if (fe_is_zero(&s2)) {
+    if (fe_is_zero_var(&u2)) {
+        if (fe_is_zero_var(&s2)) {
             xyzz a;
             xyzz_from_affine(&a, p, neg);
             xyzz_dbl(r, &a);
@@ -133,8 +146,8 @@ static void xyzz_add(xyzz *r, const xyzz *b)
     fe_mul(&s2, &b->y, &r->zzz);
     fe_sub(&u2, &u2, &u1); /* P */
     fe_sub(&s2, &s2, &s1); /* R */
-    if (fe_is_zero(&u2)) {
-        if (fe_is_zero(&s2))
+    if (fe_is_zero_var(&u2)) {
+        if (fe_is_zero_var(&s2))
             xyzz_dbl(r, r);
         else
             xyzz_set_inf(r);
@@ -175,20 +188,26 @@ static void xyzz_to_jac_normalized(JAC *out, const xyzz *a)
     out->z = *FE_ONE;
 }
 
-static int aff_is_inf(const AFF *p) { return fe_is_zero(&p->x) && fe_is_zero(&p->y); }
+static int aff_is_inf(const AFF *p) { return fe_is_zero_var(&p->x) && fe_is_zero_var(&p->y); }
 
 /* ---------------- bucket accumulation ---------------- */
 
+
 typedef struct {
-    uint32_t b;   /* bucket */
+    uint32_t b;   /* physical bucket (slot) */
     uint32_t neg; /* add −P instead of P */
     const AFF *p;
 } entry;
 
 enum { K_ADD, K_DBL, K_INF };
 
+/* Buckets are "logical" (one per digit value) and each has `lanes` physical slots used in
+ * turn: a window with few digit values (the narrow top window, the single bucket of the ones)
+ * still fills a batch with distinct slots. Slot of logical bucket b, lane l: b·lanes + l. */
 typedef struct {
-    size_t nb;          /* buckets */
+    size_t nb;          /* physical buckets: nlogical · lanes */
+    size_t nlogical, lanes;
+    uint32_t *turn;     /* next lane of each logical bucket (lanes > 1 only) */
     int affine;         /* accumulation mode */
     AFF *bk;            /* affine buckets */
     uint8_t *filled;
@@ -197,14 +216,17 @@ typedef struct {
     xyzz *ovf;          /* XYZZ buckets: overflow (affine mode) or the buckets (XYZZ mode); lazy */
     entry *batch, *pend, *retry;
     uint8_t *kind;
-    FE *prefix;
+    FE *prefix, *den;   /* per batch entry: product of the earlier denominators; own denominator */
     size_t nbatch, npend, cap, pcap;
     int nomem;
 } acc_state;
 
+static void acc_push(acc_state *s, const entry *e, int retried);
+
 static void acc_free(acc_state *s)
 {
     free(s->bk);
+    free(s->turn);
     free(s->filled);
     free(s->stamp);
     free(s->ovf);
@@ -213,27 +235,46 @@ static void acc_free(acc_state *s)
     free(s->retry);
     free(s->kind);
     free(s->prefix);
+    free(s->den);
 }
 
-static int acc_init(acc_state *s, size_t nb, int affine, size_t cap)
+static int acc_init(acc_state *s, size_t nlogical, int affine, size_t cap)
 {
     memset(s, 0, sizeof *s);
-    s->nb = nb;
+    s->nlogical = nlogical;
+    s->lanes = 1;
+    /* enough lanes that a batch rarely meets the same slot twice: ≥ 2·cap slots */
+    while (affine && nlogical * s->lanes < 2 * cap)
+        s->lanes *= 2;
+    s->nb = nlogical * s->lanes;
     s->affine = affine;
     s->cur = 1;
+    if (s->lanes > 1 && !(s->turn = calloc(nlogical, sizeof *s->turn)))
+        return 0;
     if (!affine)
-        return (s->ovf = calloc(nb, sizeof *s->ovf)) != NULL;
+        return (s->ovf = calloc(s->nb, sizeof *s->ovf)) != NULL;
     s->cap = cap;
     s->pcap = cap / 2; /* < cap, so re-adding the pending list never fills a batch by itself */
-    s->bk = malloc(nb * sizeof *s->bk);
-    s->filled = calloc(nb, 1);
-    s->stamp = calloc(nb, sizeof *s->stamp);
+    s->bk = malloc(s->nb * sizeof *s->bk);
+    s->filled = calloc(s->nb, 1);
+    s->stamp = calloc(s->nb, sizeof *s->stamp);
     s->batch = malloc(cap * sizeof *s->batch);
     s->pend = malloc((s->pcap + 1) * sizeof *s->pend);
     s->retry = malloc((s->pcap + 1) * sizeof *s->retry);
     s->kind = malloc(cap);
     s->prefix = malloc(cap * sizeof *s->prefix);
-    return s->bk && s->filled && s->stamp && s->batch && s->pend && s->retry && s->kind && s->prefix;
+    s->den = malloc(cap * sizeof *s->den);
+    return s->bk && s->filled && s->stamp && s->batch && s->pend && s->retry && s->kind && s->prefix && s->den;
+}
+
+/* Adds ±p to logical bucket b. */
+static void acc_add(acc_state *s, size_t b, const AFF *p, int neg)
+{
+    size_t slot = b;
+    if (s->lanes > 1)
+        slot = b * s->lanes + (s->turn[b]++ & (s->lanes - 1));
+    entry e = {(uint32_t)slot, (uint32_t)neg, p};
+    acc_push(s, &e, 0);
 }
 
 static void acc_overflow(acc_state *s, const entry *e)
@@ -251,59 +292,61 @@ static void acc_overflow(acc_state *s, const entry *e)
 /* The batch: every scheduled bucket is filled and appears once. */
 static void acc_run_batch(acc_state *s)
 {
-    FE acc = *FE_ONE, inv, den, num, dinv, lam, t, py;
+    FE acc = *FE_ONE, inv, num, dinv, lam, t, py;
     size_t m = s->nbatch;
     for (size_t j = 0; j < m; j++) {
         const entry *e = &s->batch[j];
         const AFF *a = &s->bk[e->b];
-        fe_sub(&den, &e->p->x, &a->x);
+        FE *den = &s->den[j];
+        fe_sub(den, &e->p->x, &a->x);
         s->kind[j] = K_ADD;
-        if (fe_is_zero(&den)) {
+        if (fe_is_zero_var(den)) {
             if (e->neg)
                 fe_neg(&py, &e->p->y);
             else
                 py = e->p->y;
             /* same x: P = B doubles (unless y = 0, a 2-torsion point), P = −B cancels */
-            if (fe_eq(&py, &a->y) && !fe_is_zero(&a->y)) {
+            if (fe_eq_var(&py, &a->y) && !fe_is_zero_var(&a->y)) {
                 s->kind[j] = K_DBL;
-                fe_dbl(&den, &a->y);
+                fe_dbl(den, &a->y);
             } else {
                 s->kind[j] = K_INF;
                 continue;
             }
         }
         s->prefix[j] = acc;
-        fe_mul(&acc, &acc, &den);
+        fe_mul(&acc, &acc, den);
     }
     fe_inv_var(&inv, &acc);
     for (size_t j = m; j-- > 0;) {
         const entry *e = &s->batch[j];
         AFF *a = &s->bk[e->b];
+        int flip = 0; /* λ was computed for −P: y3 = −λ(x3 − x_B) − y_B */
         if (s->kind[j] == K_INF) {
             s->filled[e->b] = 0;
             continue;
         }
         if (s->kind[j] == K_ADD) {
-            fe_sub(&den, &e->p->x, &a->x);
-            if (e->neg) {
-                fe_add(&num, &e->p->y, &a->y);
-                fe_neg(&num, &num);
-            } else {
+            flip = (int)e->neg;
+            if (flip)
+                fe_add(&num, &e->p->y, &a->y); /* −(y_(−P) − y_B) */
+            else
                 fe_sub(&num, &e->p->y, &a->y);
-            }
         } else {
-            fe_dbl(&den, &a->y);
             fe_sqr(&t, &a->x);
             fe_dbl(&num, &t);
             fe_add(&num, &num, &t);
         }
         fe_mul(&dinv, &inv, &s->prefix[j]);
-        fe_mul(&inv, &inv, &den);
+        fe_mul(&inv, &inv, &s->den[j]);
         fe_mul(&lam, &num, &dinv);
         fe_sqr(&t, &lam);
         fe_sub(&t, &t, &a->x);
         fe_sub(&t, &t, &e->p->x); /* x3 = λ² − x_B − x_P (x_P = x_B when doubling) */
-        fe_sub(&num, &a->x, &t);
+        if (flip)
+            fe_sub(&num, &t, &a->x);
+        else
+            fe_sub(&num, &a->x, &t);
         fe_mul(&num, &lam, &num);
         fe_sub(&a->y, &num, &a->y); /* y3 = λ(x_B − x3) − y_B */
         a->x = t;
@@ -311,8 +354,6 @@ static void acc_run_batch(acc_state *s)
     s->nbatch = 0;
     s->cur++;
 }
-
-static void acc_push(acc_state *s, const entry *e, int retried);
 
 static void acc_flush(acc_state *s)
 {
@@ -364,13 +405,15 @@ static void acc_finish(acc_state *s)
         acc_flush(s);
 }
 
-/* Bucket content (affine part plus overflow) into the running sum. */
+/* Content of logical bucket b (its lanes, affine part plus overflow) into the running sum. */
 static void acc_bucket_into(xyzz *sum, const acc_state *s, size_t b)
 {
-    if (s->affine && s->filled[b])
-        xyzz_madd(sum, &s->bk[b], 0);
-    if (s->ovf)
-        xyzz_add(sum, &s->ovf[b]);
+    for (size_t i = b * s->lanes; i < (b + 1) * s->lanes; i++) {
+        if (s->affine && s->filled[i])
+            xyzz_madd(sum, &s->bk[i], 0);
+        if (s->ovf)
+            xyzz_add(sum, &s->ovf[i]);
+    }
 }
 
 /* out = Σ_b (b + 1)·bucket_b by running sums from the top bucket down. */
@@ -379,20 +422,11 @@ static void acc_reduce_weighted(xyzz *out, const acc_state *s)
     xyzz sum, tot;
     xyzz_set_inf(&sum);
     xyzz_set_inf(&tot);
-    for (size_t b = s->nb; b-- > 0;) {
+    for (size_t b = s->nlogical; b-- > 0;) {
         acc_bucket_into(&sum, s, b);
         xyzz_add(&tot, &sum);
     }
     *out = tot;
-}
-
-static void acc_reduce_plain(xyzz *out, const acc_state *s)
-{
-    xyzz sum;
-    xyzz_set_inf(&sum);
-    for (size_t b = 0; b < s->nb; b++)
-        acc_bucket_into(&sum, s, b);
-    *out = sum;
 }
 
 /* ---------------- tasks ---------------- */
@@ -429,8 +463,7 @@ static int window_task(msm_ctx *x, unsigned w, size_t j, xyzz *out)
         const AFF *pt = &x->bases[p->oidx[i]];
         if (aff_is_inf(pt))
             continue;
-        entry e = {(uint32_t)((d < 0 ? -d : d) - 1), d < 0, pt};
-        acc_push(&s, &e, 0);
+        acc_add(&s, (size_t)((d < 0 ? -d : d) - 1), pt, d < 0);
     }
     acc_finish(&s);
     if (s.nomem)
@@ -442,31 +475,28 @@ cleanup:
     return ok;
 }
 
-/* The j-th range of the scalars equal to one, summed through `batch` lanes (the lane of a point is
- * its position modulo the lane count, so a batch never collides). */
+/* The j-th range of the scalars equal to one: one logical bucket (its lanes make the batches). */
 static int ones_task(msm_ctx *x, size_t j, xyzz *out)
 {
     const g16__msm_plan *pl = x->pl;
     const g16__msm_prep *p = x->p;
     acc_state s;
-    size_t lo, hi, lanes;
+    size_t lo, hi;
     int ok = 0;
     range_of(p->nones, pl->nones_chunks, j, &lo, &hi);
     int affine = pl->accum == G16__MSM_ACCUM_AFFINE && hi - lo >= G16__MSM_AFFINE_MIN;
-    lanes = affine ? pl->batch : 1;
-    if (!acc_init(&s, lanes, affine, lanes))
+    if (!acc_init(&s, 1, affine, pl->batch))
         goto cleanup;
     for (size_t i = lo; i < hi; i++) {
         const AFF *pt = &x->bases[p->ones[i]];
-        if (aff_is_inf(pt))
-            continue;
-        entry e = {(uint32_t)(i % lanes), 0, pt};
-        acc_push(&s, &e, 0);
+        if (!aff_is_inf(pt))
+            acc_add(&s, 0, pt, 0);
     }
     acc_finish(&s);
     if (s.nomem)
         goto cleanup;
-    acc_reduce_plain(out, &s);
+    xyzz_set_inf(out);
+    acc_bucket_into(out, &s, 0);
     ok = 1;
 cleanup:
     acc_free(&s);
