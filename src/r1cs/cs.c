@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "field/fr.h"
+#include "util/alloc.h"
+#include "util/bgfree.h"
 #include "util/error.h"
 
 #define AUX_INDEX(v) ((v) & ~G16_VAR_AUX)
@@ -525,14 +527,24 @@ uint64_t g16__r1cs_memory(const struct g16_r1cs *r)
     return b;
 }
 
+/* Big arrays go to the background freeing thread: a 2^27-row circuit holds ~4.5 GB whose
+ * munmap would otherwise stall the caller (util/bgfree.h). */
+static void release(void *p, uint64_t bytes)
+{
+    if (p && bytes >= G16__ALLOC_MMAP_MIN)
+        g16__free_async(p, (size_t)bytes, "r1cs", NULL);
+    else
+        free(p);
+}
+
 void g16_r1cs_destroy(g16_r1cs *r)
 {
     if (!r)
         return;
     for (int k = 0; k < 3; k++) {
-        free(r->mat[k].rp32);
-        free(r->mat[k].rp64);
-        free(r->mat[k].w);
+        release(r->mat[k].rp32, (r->num_constraints + 1) * sizeof(uint32_t));
+        release(r->mat[k].rp64, (r->num_constraints + 1) * sizeof(uint64_t));
+        release(r->mat[k].w, r->mat[k].nwords * sizeof(uint32_t));
         free(r->density[k]);
     }
     free(r->coeffs);
