@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_compat.h"
 #include "field/fr.h"
 #include "util/bgfree.h"
 #include "util/trace.h"
@@ -135,6 +136,8 @@ static int write_proofs(const char *cmd, const char *path, const g16_proof *proo
 
 int g16__app_prove(int argc, char **argv)
 {
+    if (g16__compat_prove_wants_zkey(argc, argv)) /* a circom witness and a snarkjs zkey */
+        return g16__app_prove_zkey(argc, argv);
     cli_opt opts[] = {
         CLI_CIRCUIT_OPTS,
         {"--params", "FILE", "parameters (bellman format)", NULL, 0},
@@ -211,6 +214,8 @@ cleanup:
 
 int g16__app_verify(int argc, char **argv)
 {
+    if (g16__compat_verify_wants_json(argc, argv)) /* snarkjs verification_key.json */
+        return g16__app_verify_json(argc, argv);
     cli_opt opts[] = {
         {"--vk", "FILE", "verifying key (bellman format), or a parameter file", NULL, 0},
         {"--proof", "FILE", "proofs (192 bytes each, concatenated)", NULL, 0},

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_compat.h"
 
 static const struct {
     const char *name;
@@ -11,10 +12,13 @@ static const struct {
 } commands[] = {
     {"demo", g16__app_demo, "set up, prove a batch and verify a built-in circuit; print the phase table"},
     {"setup", g16__app_setup, "generate parameters for a circuit"},
-    {"prove", g16__app_prove, "prove a batch of witnesses"},
-    {"verify", g16__app_verify, "verify proofs against a verifying key"},
+    {"prove", g16__app_prove, "prove a batch of witnesses (or a circom witness with a snarkjs zkey)"},
+    {"verify", g16__app_verify, "verify proofs against a verifying key (bellman files or snarkjs JSON)"},
     {"inspect", g16__app_inspect, "sizes, sections and digest of a parameter or key file"},
     {"inspect-proof", g16__app_inspect_proof, "decode and check 192-byte proofs"},
+    {"check", g16__app_check, "check a circom witness (.wtns) against its circuit (.r1cs)"},
+    {"export", g16__app_export, "write a verifying key and proofs as snarkjs JSON"},
+    {"ptau", g16__app_ptau, "write an INSECURE prepared powers-of-tau file (snarkjs tests)"},
     {"selftest", g16__app_selftest, "arithmetic self-checks and a timing table"},
 };
 
