@@ -18,21 +18,27 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Throughput of g16__fr_mul on 8 independent chains, ns per multiplication. */
+/* Throughput of g16__fr_mul on 8 independent chains, ns per multiplication: the best of 7 runs
+ * (the machine is shared, so the minimum is the least disturbed). */
 static double fr_mul_ns(void)
 {
     g16_fr x[8], y = g16__fr_generator;
     for (int i = 0; i < 8; i++)
         g16__fr_from_u64(&x[i], (uint64_t)i + 2);
-    long reps = 1 << 18;
-    double t0 = now_s();
-    for (long r = 0; r < reps; r++)
-        for (int i = 0; i < 8; i++)
-            g16__fr_mul(&x[i], &x[i], &y);
-    double t = now_s() - t0;
+    long reps = 1 << 16;
+    double best = 1e9;
+    for (int run = 0; run < 7; run++) {
+        double t0 = now_s();
+        for (long r = 0; r < reps; r++)
+            for (int i = 0; i < 8; i++)
+                g16__fr_mul(&x[i], &x[i], &y);
+        double t = (now_s() - t0) / (double)(reps * 8) * 1e9;
+        if (t < best)
+            best = t;
+    }
     volatile uint64_t sink = x[0].l[0] ^ x[7].l[3];
     (void)sink;
-    return t / (double)(reps * 8) * 1e9;
+    return best;
 }
 
 static void fill(g16_fr *x, size_t n, uint64_t seed)

@@ -10,7 +10,7 @@
  *
  * Pairing DIF for the first transform with DIT for the second leaves no permutation in the middle
  * of a round trip: groth16_h needs one bit-reversal (at the very end) instead of seven. Scaling of
- * coefficients held in bit-reversed order by g^i uses the split i = rev(p) (see scale_rev_range).
+ * coefficients held in bit-reversed order by g^i uses the split i = rev(p) (see scale_range).
  *
  * Memory: the multiplications are cheap enough (MULX) that a stage streaming the whole array from
  * DRAM is bandwidth-bound, so a transform touches the array only a few times:
