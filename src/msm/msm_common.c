@@ -150,36 +150,65 @@ g16_status g16__msm_check_opts(const g16__msm_opts *opts, int *nthreads, g16_err
 }
 
 /*
- * Window size by the number n of non-trivial scalars. Cost per window ≈ n affine additions
- * (≈ 6 field multiplications) + 2·2^(c-1) XYZZ additions (≈ 12) for the running sums, times
- * ceil(256/c) windows. Table measured with bench_msm --sweep (bench/RESULTS.md).
+ * Window size by the number n of non-trivial scalars. Cost per window ≈ n bucket additions
+ * (≈ 7 field-multiplication times each, affine) + 2^(c-1) · 2 XYZZ additions (≈ 13 each) for
+ * the running sums, times ceil(256/c) windows; caches move the optimum down for large c.
+ * Measured (bench_msm --sweep, one thread, CPU time, 2-core AMD EPYC 7001 VM; ms by c, best *):
+ *   G1 2^6:  c4 3.1*  c5 3.1   c6 3.3            2^8:  c5 8.8   c6 7.7*  c7 7.8
+ *   G1 2^10: c6 26.6  c7 23.1* c8 23.1  c9 25.0  2^12: c8 78.7  c9 73.1* c10 74.2
+ *   G1 2^13: c9 128.7 c10 122.5* c11 126.1       2^14: c9 265.6 c10 242.1* c11 243.8
+ *   G1 2^15: c11 442  c12 427*  c13 441           2^16: c12 840  c13 790*  c14 824
+ *   G1 2^18: c13 2822 c14 2714* c15 2931          2^20: c14 10728 c15 10218* c16 11173
+ *   G2 2^10: c7 59.8* c8 60.2   2^12: c9 182.6*   2^14: c10 646 c11 644*   2^16: c13 2077*
+ * G2 follows the same table (its optimum is within noise of G1's). Beyond 2^21 the values
+ * are extrapolated, not measured.
  */
 static const struct {
     size_t max_n;
-    unsigned c1, c2; /* G1, G2 */
+    unsigned c;
 } window_table[] = {
-    {3, 2, 2},        {15, 3, 3},       {63, 4, 4},        {255, 5, 5},        {1023, 7, 7},
-    {4095, 9, 9},     {16383, 11, 11},  {65535, 12, 12},   {262143, 14, 14},   {1048575, 15, 15},
-    {4194303, 16, 16}, {16777215, 17, 17}, {(size_t)-1, 18, 18},
+    {3, 2},         {11, 3},        {45, 4},         {180, 5},         {360, 6},        {1024, 7},
+    {1448, 8},      {5792, 9},      {23170, 10},     {46340, 12},      {185363, 13},    {741455, 14},
+    {2965820, 15},  {11863283, 16}, {(size_t)-1, 17},
 };
 
 unsigned g16__msm_window_for(size_t n, int g2)
 {
     size_t i = 0;
+    (void)g2;
     while (n > window_table[i].max_n)
         i++;
-    return g2 ? window_table[i].c2 : window_table[i].c1;
+    return window_table[i].c;
 }
+
+/* Affine buckets one window task may use (so they stay in a core's L2 cache), and the largest
+ * automatic batch (one inversion per batch; its share per addition is small by then). */
+#define BUCKET_BUDGET ((size_t)256 << 10)
+#define MAX_AUTO_BATCH 1024
 
 void g16__msm_make_plan(g16__msm_plan *pl, const g16__msm_prep *p, const g16__msm_opts *opts, int nthreads, int g2)
 {
     unsigned c = opts && opts->window ? opts->window : g16__msm_window_for(p->nothers, g2);
+    size_t h = (size_t)1 << (c - 1), aff = g2 ? 192 : 96;
+    size_t want = nthreads > 1 ? 2 * (size_t)nthreads : 1; /* tasks: 2 per thread evens out the load */
     pl->c = c;
     pl->nwin = (256 + c - 1) / c;
-    /* Enough tasks to keep every thread busy (2 per thread evens out the narrow top window),
-     * but never ranges so short that their bucket reductions dominate. */
-    size_t want = nthreads > 1 ? 2 * (size_t)nthreads : 1;
-    size_t nch = (want + pl->nwin - 1) / pl->nwin;
+
+    /* Windows share a task (and its batches) while their buckets fit the budget, so that a
+     * small MSM still fills large batches; but there must be enough tasks for the threads. */
+    size_t g = BUCKET_BUDGET / (h * aff);
+    if (g < 1)
+        g = 1;
+    if (want > 1 && g > (pl->nwin + want - 1) / want)
+        g = (pl->nwin + want - 1) / want;
+    if (g > pl->nwin)
+        g = pl->nwin;
+    pl->ngroups = (pl->nwin + g - 1) / g; /* groups differ in size by at most one window */
+    pl->wgroup = (unsigned)((pl->nwin + pl->ngroups - 1) / pl->ngroups);
+
+    /* Split the points too when the groups alone are too few, but never into ranges so short
+     * that their bucket reductions dominate. */
+    size_t nch = (want + pl->ngroups - 1) / pl->ngroups;
     size_t min_range = (size_t)1 << c;
     if (nch > 1 && p->nothers / nch < min_range)
         nch = p->nothers / min_range > 1 ? p->nothers / min_range : 1;
@@ -189,21 +218,19 @@ void g16__msm_make_plan(g16__msm_plan *pl, const g16__msm_prep *p, const g16__ms
     if (noc > (size_t)nthreads)
         noc = (size_t)nthreads;
     pl->nones_chunks = noc;
-    pl->ntasks = (size_t)pl->nwin * pl->nchunks + pl->nones_chunks;
+    pl->ntasks = pl->ngroups * pl->nchunks + pl->nones_chunks;
 
-    size_t per_task = pl->nchunks ? p->nothers / pl->nchunks : 0;
+    size_t adds = pl->nchunks ? p->nothers / pl->nchunks * pl->wgroup : 0;
     pl->accum = opts && opts->accum ? opts->accum
-                                    : (per_task >= G16__MSM_AFFINE_MIN ? G16__MSM_ACCUM_AFFINE : G16__MSM_ACCUM_XYZZ);
-    unsigned b = opts && opts->batch ? opts->batch : 0;
-    if (b == 0) {
-        /* a quarter of the buckets keeps bucket collisions inside a batch rare (≈ 1 in 8) */
-        b = c >= 3 ? 1u << (c - 3) : 2;
-        if (b < 64)
-            b = 64;
-        if (b > 1024)
-            b = 1024;
-    }
-    pl->batch = b;
+                                    : (adds >= G16__MSM_AFFINE_MIN ? G16__MSM_ACCUM_AFFINE : G16__MSM_ACCUM_XYZZ);
+    /* each window's share of a batch at most a quarter of its buckets: few collisions */
+    size_t b = (pl->nwin / pl->ngroups) * h / 4;
+    if (b > MAX_AUTO_BATCH)
+        b = MAX_AUTO_BATCH;
+    if (b < 64)
+        b = 64;
+    pl->batch = opts && opts->batch ? opts->batch : b;
+    pl->ones_batch = opts && opts->batch ? opts->batch : MAX_AUTO_BATCH;
 }
 
 size_t g16__msm_window_buckets(const g16__msm_plan *pl, unsigned w)

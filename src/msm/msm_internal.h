@@ -32,19 +32,25 @@ void g16__msm_prep_free(g16__msm_prep *p);
 /* Checks opts and returns the thread count to plan for (>= 1). */
 g16_status g16__msm_check_opts(const g16__msm_opts *opts, int *nthreads, g16_error *err);
 
-/* Below this many points per task a batch would hold too few additions to pay for its
- * inversion: such tasks accumulate in XYZZ coordinates instead. */
+/* Below this many bucket additions per task a batch would hold too few additions to pay for
+ * its inversion: such tasks accumulate in XYZZ coordinates instead. */
 #define G16__MSM_AFFINE_MIN 512
 
-/* The work split of one MSM. */
+/* The work split of one MSM. Tasks: ngroups groups of consecutive windows (sizes differing by
+ * at most one, wgroup the largest) × nchunks ranges of the non-trivial scalars (task
+ * t < ngroups·nchunks: group t / nchunks, range t % nchunks), then nones_chunks ranges of the
+ * ones. Ranges split evenly: part j of n items in k parts starts at j·⌊n/k⌋ + min(j, n mod k). */
 typedef struct {
     unsigned c;        /* window bits */
     unsigned nwin;     /* ceil(256 / c) */
-    unsigned batch;    /* affine batch size (accum == AFFINE) */
+    unsigned wgroup;   /* most windows in one task (a task's windows share its batches) */
+    size_t ngroups;    /* ceil(nwin / wgroup) */
+    size_t batch;      /* affine batch size of a window task (accum == AFFINE) */
+    size_t ones_batch; /* affine batch size of a ones task */
     int accum;         /* G16__MSM_ACCUM_XYZZ or _AFFINE */
-    size_t nchunks;    /* ranges the others are split into (per window) */
+    size_t nchunks;    /* ranges the others are split into */
     size_t nones_chunks;
-    size_t ntasks;     /* nwin * nchunks + nones_chunks */
+    size_t ntasks;     /* ngroups · nchunks + nones_chunks */
 } g16__msm_plan;
 
 void g16__msm_make_plan(g16__msm_plan *pl, const g16__msm_prep *p, const g16__msm_opts *opts, int nthreads,

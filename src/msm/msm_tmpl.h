@@ -201,13 +201,21 @@ typedef struct {
 
 enum { K_ADD, K_DBL, K_INF };
 
-/* Buckets are "logical" (one per digit value) and each has `lanes` physical slots used in
- * turn: a window with few digit values (the narrow top window, the single bucket of the ones)
- * still fills a batch with distinct slots. Slot of logical bucket b, lane l: b·lanes + l. */
+/* One accumulator serves a group of windows (their buckets side by side, one shared batch, so
+ * that a small MSM still fills large batches) or the ones. Buckets are "logical" (one per digit
+ * value) and each has `lanes` physical slots used in turn: a window with few digit values (the
+ * narrow top window, the single bucket of the ones) still fills a batch with distinct slots.
+ * Slot of logical bucket b, lane l of window w: slot0(w) + b·lanes(w) + l. */
 typedef struct {
-    size_t nb;          /* physical buckets: nlogical · lanes */
+    size_t slot0, turn0;  /* first physical slot, first lane counter */
     size_t nlogical, lanes;
-    uint32_t *turn;     /* next lane of each logical bucket (lanes > 1 only) */
+} acc_win;
+
+typedef struct {
+    size_t nb;          /* physical buckets, all windows */
+    size_t nwin;
+    acc_win *win;
+    uint32_t *turn;     /* next lane of each logical bucket */
     int affine;         /* accumulation mode */
     AFF *bk;            /* affine buckets */
     uint8_t *filled;
@@ -225,6 +233,7 @@ static void acc_push(acc_state *s, const entry *e, int retried);
 
 static void acc_free(acc_state *s)
 {
+    free(s->win);
     free(s->bk);
     free(s->turn);
     free(s->filled);
@@ -238,18 +247,29 @@ static void acc_free(acc_state *s)
     free(s->den);
 }
 
-static int acc_init(acc_state *s, size_t nlogical, int affine, size_t cap)
+/* nlogical[w]: digit values of each of the nwin windows; cap: batch size. */
+static int acc_init(acc_state *s, const size_t *nlogical, size_t nwin, int affine, size_t cap)
 {
     memset(s, 0, sizeof *s);
-    s->nlogical = nlogical;
-    s->lanes = 1;
-    /* enough lanes that a batch rarely meets the same slot twice: ≥ 2·cap slots */
-    while (affine && nlogical * s->lanes < 2 * cap)
-        s->lanes *= 2;
-    s->nb = nlogical * s->lanes;
+    s->nwin = nwin;
     s->affine = affine;
     s->cur = 1;
-    if (s->lanes > 1 && !(s->turn = calloc(nlogical, sizeof *s->turn)))
+    if (!(s->win = calloc(nwin, sizeof *s->win)))
+        return 0;
+    size_t share = (cap + nwin - 1) / nwin, nturn = 0;
+    for (size_t w = 0; w < nwin; w++) {
+        acc_win *aw = &s->win[w];
+        aw->nlogical = nlogical[w];
+        aw->lanes = 1;
+        /* enough lanes that the window's share of a batch rarely meets a slot twice */
+        while (affine && aw->nlogical * aw->lanes < 2 * share)
+            aw->lanes *= 2;
+        aw->slot0 = s->nb;
+        aw->turn0 = nturn;
+        s->nb += aw->nlogical * aw->lanes;
+        nturn += aw->nlogical;
+    }
+    if (!(s->turn = calloc(nturn ? nturn : 1, sizeof *s->turn)))
         return 0;
     if (!affine)
         return (s->ovf = calloc(s->nb, sizeof *s->ovf)) != NULL;
@@ -267,12 +287,13 @@ static int acc_init(acc_state *s, size_t nlogical, int affine, size_t cap)
     return s->bk && s->filled && s->stamp && s->batch && s->pend && s->retry && s->kind && s->prefix && s->den;
 }
 
-/* Adds ±p to logical bucket b. */
-static void acc_add(acc_state *s, size_t b, const AFF *p, int neg)
+/* Adds ±p to logical bucket b of window w. */
+static void acc_add(acc_state *s, size_t w, size_t b, const AFF *p, int neg)
 {
-    size_t slot = b;
-    if (s->lanes > 1)
-        slot = b * s->lanes + (s->turn[b]++ & (s->lanes - 1));
+    const acc_win *aw = &s->win[w];
+    size_t slot = aw->slot0 + b * aw->lanes;
+    if (aw->lanes > 1)
+        slot += s->turn[aw->turn0 + b]++ & (aw->lanes - 1);
     entry e = {(uint32_t)slot, (uint32_t)neg, p};
     acc_push(s, &e, 0);
 }
@@ -405,10 +426,12 @@ static void acc_finish(acc_state *s)
         acc_flush(s);
 }
 
-/* Content of logical bucket b (its lanes, affine part plus overflow) into the running sum. */
-static void acc_bucket_into(xyzz *sum, const acc_state *s, size_t b)
+/* Content of logical bucket b of window w (its lanes, affine part plus overflow) into sum. */
+static void acc_bucket_into(xyzz *sum, const acc_state *s, size_t w, size_t b)
 {
-    for (size_t i = b * s->lanes; i < (b + 1) * s->lanes; i++) {
+    const acc_win *aw = &s->win[w];
+    size_t lo = aw->slot0 + b * aw->lanes;
+    for (size_t i = lo; i < lo + aw->lanes; i++) {
         if (s->affine && s->filled[i])
             xyzz_madd(sum, &s->bk[i], 0);
         if (s->ovf)
@@ -416,14 +439,14 @@ static void acc_bucket_into(xyzz *sum, const acc_state *s, size_t b)
     }
 }
 
-/* out = Σ_b (b + 1)·bucket_b by running sums from the top bucket down. */
-static void acc_reduce_weighted(xyzz *out, const acc_state *s)
+/* out = Σ_b (b + 1)·bucket_b of window w, by running sums from the top bucket down. */
+static void acc_reduce_weighted(xyzz *out, const acc_state *s, size_t w)
 {
     xyzz sum, tot;
     xyzz_set_inf(&sum);
     xyzz_set_inf(&tot);
-    for (size_t b = s->nlogical; b-- > 0;) {
-        acc_bucket_into(&sum, s, b);
+    for (size_t b = s->win[w].nlogical; b-- > 0;) {
+        acc_bucket_into(&sum, s, w, b);
         xyzz_add(&tot, &sum);
     }
     *out = tot;
@@ -445,30 +468,35 @@ static void range_of(size_t n, size_t parts, size_t j, size_t *lo, size_t *hi)
     *hi = *lo + n / parts + (j < n % parts);
 }
 
-/* Window w over the j-th range of the non-trivial scalars. */
-static int window_task(msm_ctx *x, unsigned w, size_t j, xyzz *out)
+/* Windows of group g over the j-th range of the non-trivial scalars; writes res[w·nchunks + j]. */
+static int window_task(msm_ctx *x, size_t g, size_t j)
 {
     const g16__msm_plan *pl = x->pl;
     const g16__msm_prep *p = x->p;
     acc_state s;
-    size_t lo, hi;
+    size_t lo, hi, w0, w1, nlog[256];
     int ok = 0;
     range_of(p->nothers, pl->nchunks, j, &lo, &hi);
-    if (!acc_init(&s, g16__msm_window_buckets(pl, w), pl->accum == G16__MSM_ACCUM_AFFINE, pl->batch))
+    range_of(pl->nwin, pl->ngroups, g, &w0, &w1);
+    for (size_t w = w0; w < w1; w++)
+        nlog[w - w0] = g16__msm_window_buckets(pl, (unsigned)w);
+    if (!acc_init(&s, nlog, w1 - w0, pl->accum == G16__MSM_ACCUM_AFFINE, pl->batch))
         goto cleanup;
     for (size_t i = lo; i < hi; i++) {
-        int64_t d = g16__msm_booth_digit(p->scal[i], w, pl->c);
-        if (d == 0)
-            continue;
         const AFF *pt = &x->bases[p->oidx[i]];
         if (aff_is_inf(pt))
             continue;
-        acc_add(&s, (size_t)((d < 0 ? -d : d) - 1), pt, d < 0);
+        for (size_t w = w0; w < w1; w++) {
+            int64_t d = g16__msm_booth_digit(p->scal[i], (unsigned)w, pl->c);
+            if (d != 0)
+                acc_add(&s, w - w0, (size_t)((d < 0 ? -d : d) - 1), pt, d < 0);
+        }
     }
     acc_finish(&s);
     if (s.nomem)
         goto cleanup;
-    acc_reduce_weighted(out, &s);
+    for (size_t w = w0; w < w1; w++)
+        acc_reduce_weighted(&x->res[w * pl->nchunks + j], &s, w - w0);
     ok = 1;
 cleanup:
     acc_free(&s);
@@ -481,22 +509,22 @@ static int ones_task(msm_ctx *x, size_t j, xyzz *out)
     const g16__msm_plan *pl = x->pl;
     const g16__msm_prep *p = x->p;
     acc_state s;
-    size_t lo, hi;
+    size_t lo, hi, one = 1;
     int ok = 0;
     range_of(p->nones, pl->nones_chunks, j, &lo, &hi);
     int affine = pl->accum == G16__MSM_ACCUM_AFFINE && hi - lo >= G16__MSM_AFFINE_MIN;
-    if (!acc_init(&s, 1, affine, pl->batch))
+    if (!acc_init(&s, &one, 1, affine, pl->ones_batch))
         goto cleanup;
     for (size_t i = lo; i < hi; i++) {
         const AFF *pt = &x->bases[p->ones[i]];
         if (!aff_is_inf(pt))
-            acc_add(&s, 0, pt, 0);
+            acc_add(&s, 0, 0, pt, 0);
     }
     acc_finish(&s);
     if (s.nomem)
         goto cleanup;
     xyzz_set_inf(out);
-    acc_bucket_into(out, &s, 0);
+    acc_bucket_into(out, &s, 0, 0);
     ok = 1;
 cleanup:
     acc_free(&s);
@@ -507,13 +535,13 @@ static void msm_task(void *vctx, size_t begin, size_t end)
 {
     msm_ctx *x = vctx;
     const g16__msm_plan *pl = x->pl;
-    size_t nwt = (size_t)pl->nwin * pl->nchunks;
+    size_t nwt = pl->ngroups * pl->nchunks;
     for (size_t t = begin; t < end; t++) {
         int ok;
         if (t < nwt)
-            ok = window_task(x, (unsigned)(t / pl->nchunks), t % pl->nchunks, &x->res[t]);
+            ok = window_task(x, t / pl->nchunks, t % pl->nchunks);
         else
-            ok = ones_task(x, t - nwt, &x->res[t]);
+            ok = ones_task(x, t - nwt, &x->res[(size_t)pl->nwin * pl->nchunks + (t - nwt)]);
         x->nomem[t] = !ok;
     }
 }
@@ -533,8 +561,8 @@ static void combine(xyzz *out, const msm_ctx *x)
         }
     }
     size_t nwt = (size_t)pl->nwin * pl->nchunks;
-    for (size_t t = nwt; t < pl->ntasks; t++)
-        xyzz_add(&acc, &x->res[t]);
+    for (size_t t = 0; t < pl->nones_chunks; t++)
+        xyzz_add(&acc, &x->res[nwt + t]);
     *out = acc;
 }
 
@@ -559,7 +587,7 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
     if ((st = g16__msm_prepare(&p, scalars, nscalars, density, nbases, nthreads, err)) != G16_OK)
         goto cleanup;
     g16__msm_make_plan(&pl, &p, opts, nthreads, MSM_G2);
-    x.res = malloc((pl.ntasks ? pl.ntasks : 1) * sizeof *x.res);
+    x.res = malloc(((size_t)pl.nwin * pl.nchunks + pl.nones_chunks + 1) * sizeof *x.res);
     x.nomem = calloc(pl.ntasks ? pl.ntasks : 1, sizeof *x.nomem);
     if (!x.res || !x.nomem) {
         st = g16__error(err, G16_ERR_NOMEM, "msm: %zu task results", pl.ntasks);
@@ -568,7 +596,8 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
     g16__msm_run(nthreads, pl.ntasks, msm_task, &x);
     for (size_t t = 0; t < pl.ntasks; t++) {
         if (x.nomem[t]) {
-            st = g16__error(err, G16_ERR_NOMEM, "msm: buckets of task %zu (window %u bits)", t, pl.c);
+            st = g16__error(err, G16_ERR_NOMEM, "msm: buckets of task %zu (window %u bits, %u windows)", t, pl.c,
+                            pl.wgroup);
             goto cleanup;
         }
     }
