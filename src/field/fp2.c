@@ -238,6 +238,114 @@ __asm__(".text\n\t"
         ".cfi_endproc\n\t"
         ".size g16__fp_redc_mulx, .-g16__fp_redc_mulx\n\t");
 
+/*
+ * Both coefficients of an Fp2 reduction at once: the single reduction is latency-bound (each
+ * round's m needs the previous round's sum), so two independent chains issued round by round
+ * let the core overlap them. Windows A (rbx, rcx, rdi, rsi, r8, r9) and B (r10..r15), rdx = m,
+ * rax/rbp the product halves: all 15 registers, so r and t wait on the stack. The final
+ * subtraction stores the sum, subtracts p in registers and takes the stored sum back by CMOV
+ * from memory when that borrows (no spare registers for copies).
+ */
+#define FP2_REDC2_ROUND(W0, W1, W2, W3, W4, W5)                                                         \
+    "mov " W0 ", %rdx\n\t"                                                                              \
+    "imul .Lg16_fp2_n0(%rip), %rdx\n\t"                                                                 \
+    "xor %eax, %eax\n\t"                                                                                \
+    "mulx " FP2_P(0) ", %rax, %rbp\n\t"                                                                 \
+    "adcx %rax, " W0 "\n\t"                                                                             \
+    "adox %rbp, " W1 "\n\t"                                                                             \
+    "mulx " FP2_P(8) ", %rax, %rbp\n\t"                                                                 \
+    "adcx %rax, " W1 "\n\t"                                                                             \
+    "adox %rbp, " W2 "\n\t"                                                                             \
+    "mulx " FP2_P(16) ", %rax, %rbp\n\t"                                                                \
+    "adcx %rax, " W2 "\n\t"                                                                             \
+    "adox %rbp, " W3 "\n\t"                                                                             \
+    "mulx " FP2_P(24) ", %rax, %rbp\n\t"                                                                \
+    "adcx %rax, " W3 "\n\t"                                                                             \
+    "adox %rbp, " W4 "\n\t"                                                                             \
+    "mulx " FP2_P(32) ", %rax, %rbp\n\t"                                                                \
+    "adcx %rax, " W4 "\n\t"                                                                             \
+    "adox %rbp, " W5 "\n\t"                                                                             \
+    "mulx " FP2_P(40) ", %rax, " W0 "\n\t"                                                              \
+    "adcx %rax, " W5 "\n\t"                                                                             \
+    "mov $0, %eax\n\t" /* MOV keeps the flags */                                                        \
+    "adox %rax, " W0 "\n\t"                                                                             \
+    "adcx %rax, " W0 "\n\t"
+
+/* window W += high half at HI(%rbp); store to OUT(%rdx); subtract p; on borrow reload the sum */
+#define FP2_REDC2_FINAL(HI, OUT, W0, W1, W2, W3, W4, W5)                                                \
+    "add " #HI "+0(%rbp), " W0 "\n\t"                                                                   \
+    "adc " #HI "+8(%rbp), " W1 "\n\t"                                                                   \
+    "adc " #HI "+16(%rbp), " W2 "\n\t"                                                                  \
+    "adc " #HI "+24(%rbp), " W3 "\n\t"                                                                  \
+    "adc " #HI "+32(%rbp), " W4 "\n\t"                                                                  \
+    "adc " #HI "+40(%rbp), " W5 "\n\t"                                                                  \
+    "mov " W0 ", " #OUT "+0(%rdx)\n\t"                                                                  \
+    "mov " W1 ", " #OUT "+8(%rdx)\n\t"                                                                  \
+    "mov " W2 ", " #OUT "+16(%rdx)\n\t"                                                                 \
+    "mov " W3 ", " #OUT "+24(%rdx)\n\t"                                                                 \
+    "mov " W4 ", " #OUT "+32(%rdx)\n\t"                                                                 \
+    "mov " W5 ", " #OUT "+40(%rdx)\n\t"                                                                 \
+    "sub " FP2_P(0) ", " W0 "\n\t"                                                                      \
+    "sbb " FP2_P(8) ", " W1 "\n\t"                                                                      \
+    "sbb " FP2_P(16) ", " W2 "\n\t"                                                                     \
+    "sbb " FP2_P(24) ", " W3 "\n\t"                                                                     \
+    "sbb " FP2_P(32) ", " W4 "\n\t"                                                                     \
+    "sbb " FP2_P(40) ", " W5 "\n\t"                                                                     \
+    "cmovc " #OUT "+0(%rdx), " W0 "\n\t"                                                                \
+    "cmovc " #OUT "+8(%rdx), " W1 "\n\t"                                                                \
+    "cmovc " #OUT "+16(%rdx), " W2 "\n\t"                                                               \
+    "cmovc " #OUT "+24(%rdx), " W3 "\n\t"                                                               \
+    "cmovc " #OUT "+32(%rdx), " W4 "\n\t"                                                               \
+    "cmovc " #OUT "+40(%rdx), " W5 "\n\t"                                                               \
+    "mov " W0 ", " #OUT "+0(%rdx)\n\t"                                                                  \
+    "mov " W1 ", " #OUT "+8(%rdx)\n\t"                                                                  \
+    "mov " W2 ", " #OUT "+16(%rdx)\n\t"                                                                 \
+    "mov " W3 ", " #OUT "+24(%rdx)\n\t"                                                                 \
+    "mov " W4 ", " #OUT "+32(%rdx)\n\t"                                                                 \
+    "mov " W5 ", " #OUT "+40(%rdx)\n\t"
+
+#define FP2_REDC2_PAIR(A0, A1, A2, A3, A4, A5, B0, B1, B2, B3, B4, B5)                                   \
+    FP2_REDC2_ROUND(A0, A1, A2, A3, A4, A5) FP2_REDC2_ROUND(B0, B1, B2, B3, B4, B5)
+
+/* void g16__fp2_redc_mulx(g16_fp2 *r = rdi, const g16__fp2_wide *t = rsi) */
+__asm__(".text\n\t"
+        ".globl g16__fp2_redc_mulx\n\t"
+        ".hidden g16__fp2_redc_mulx\n\t"
+        ".type g16__fp2_redc_mulx, @function\n\t"
+        ".p2align 4\n"
+        "g16__fp2_redc_mulx:\n\t"
+        ".cfi_startproc\n\t" FP2_ENDBR
+        FP2_PUSH("%rbx") FP2_PUSH("%rbp") FP2_PUSH("%r12") FP2_PUSH("%r13") FP2_PUSH("%r14") FP2_PUSH("%r15")
+        "push %rdi\n\t.cfi_adjust_cfa_offset 8\n\t"
+        "push %rsi\n\t.cfi_adjust_cfa_offset 8\n\t"
+        "mov 96(%rsi), %r10\n\t"
+        "mov 104(%rsi), %r11\n\t"
+        "mov 112(%rsi), %r12\n\t"
+        "mov 120(%rsi), %r13\n\t"
+        "mov 128(%rsi), %r14\n\t"
+        "mov 136(%rsi), %r15\n\t"
+        "mov 0(%rsi), %rbx\n\t"
+        "mov 8(%rsi), %rcx\n\t"
+        "mov 16(%rsi), %rdi\n\t"
+        "mov 32(%rsi), %r8\n\t"
+        "mov 40(%rsi), %r9\n\t"
+        "mov 24(%rsi), %rsi\n\t"
+        FP2_REDC2_PAIR("%rbx", "%rcx", "%rdi", "%rsi", "%r8", "%r9", "%r10", "%r11", "%r12", "%r13", "%r14", "%r15")
+        FP2_REDC2_PAIR("%rcx", "%rdi", "%rsi", "%r8", "%r9", "%rbx", "%r11", "%r12", "%r13", "%r14", "%r15", "%r10")
+        FP2_REDC2_PAIR("%rdi", "%rsi", "%r8", "%r9", "%rbx", "%rcx", "%r12", "%r13", "%r14", "%r15", "%r10", "%r11")
+        FP2_REDC2_PAIR("%rsi", "%r8", "%r9", "%rbx", "%rcx", "%rdi", "%r13", "%r14", "%r15", "%r10", "%r11", "%r12")
+        FP2_REDC2_PAIR("%r8", "%r9", "%rbx", "%rcx", "%rdi", "%rsi", "%r14", "%r15", "%r10", "%r11", "%r12", "%r13")
+        FP2_REDC2_PAIR("%r9", "%rbx", "%rcx", "%rdi", "%rsi", "%r8", "%r15", "%r10", "%r11", "%r12", "%r13", "%r14")
+        "mov 0(%rsp), %rbp\n\t"
+        "mov 8(%rsp), %rdx\n\t"
+        FP2_REDC2_FINAL(48, 0, "%rbx", "%rcx", "%rdi", "%rsi", "%r8", "%r9")
+        FP2_REDC2_FINAL(144, 48, "%r10", "%r11", "%r12", "%r13", "%r14", "%r15")
+        "add $16, %rsp\n\t.cfi_adjust_cfa_offset -16\n\t"
+        FP2_POP("%r15") FP2_POP("%r14") FP2_POP("%r13") FP2_POP("%r12") FP2_POP("%rbp") FP2_POP("%rbx")
+        "ret\n\t"
+        ".cfi_endproc\n\t"
+        ".size g16__fp2_redc_mulx, .-g16__fp2_redc_mulx\n\t");
+
 #include <cpuid.h>
 static int fp2_cpu_mulx, fp2_use_mulx;
 /* Written once before main (no thread exists yet), read-only afterwards. */
@@ -303,6 +411,12 @@ void g16__fp2_mul_wide(g16__fp2_wide *r, const g16_fp2 *a, const g16_fp2 *b)
 
 void g16__fp2_redc(g16_fp2 *r, const g16__fp2_wide *t)
 {
+#if FP2_MULX_COMPILED
+    if (fp2_use_mulx) {
+        g16__fp2_redc_mulx(r, t);
+        return;
+    }
+#endif
     g16__fp_redc(&r->c0, &t->c0);
     g16__fp_redc(&r->c1, &t->c1);
 }

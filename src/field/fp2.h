@@ -242,6 +242,7 @@ void g16__fp_redc_portable(g16_fp *r, const g16__fp_wide *t);
 #if defined(__x86_64__)
 void g16__fp_mul_wide_mulx(g16__fp_wide *r, const g16_fp *a, const g16_fp *b);
 void g16__fp_redc_mulx(g16_fp *r, const g16__fp_wide *t);
+void g16__fp2_redc_mulx(g16_fp2 *r, const g16__fp2_wide *t); /* both coefficients, interleaved */
 #endif
 /* 1 when the MULX versions above are compiled in and the CPU has BMI2 + ADX. */
 int g16__fp2_have_mulx(void);
