@@ -107,15 +107,15 @@ static void test_wide_and_redc(void **state)
 
         /* both coefficients at once (the interleaved MULX reduction when available) */
         g16__fp2_wide t2;
-        g16_fp2 r2;
+        g16_fp2 rr;
         t2.c0 = t;
         rand_wide(&t2.c1);
         if (it == 1 || it == 2)
             t2.c1 = t; /* the edge values (largest input, zero) in the second slot too */
-        g16__fp2_redc(&r2, &t2);
-        assert_memory_equal(r2.c0.l, r1.l, sizeof r1.l);
+        g16__fp2_redc(&rr, &t2);
+        assert_memory_equal(rr.c0.l, r1.l, sizeof r1.l);
         g16__fp_redc_portable(&r1, &t2.c1);
-        assert_memory_equal(r2.c1.l, r1.l, sizeof r1.l);
+        assert_memory_equal(rr.c1.l, r1.l, sizeof r1.l);
 
         /* wide add/sub modulo p·2^384 */
         g16__fp_wide u, s;
