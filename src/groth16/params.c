@@ -115,7 +115,22 @@ typedef struct {
     size_t len, off;
     unsigned flags;
     g16_error *err;
+    int drop_pages; /* buf is our private file mapping: give decoded pages back as we go */
 } reader;
+
+/* Points are decoded in windows of this many bytes; with a file mapping, each window's pages
+ * are dropped (MADV_DONTNEED) once decoded, so the mapped file never adds more than a window
+ * to the peak RSS on top of the decoded parameters (otherwise the peak is twice the file). */
+#define DECODE_WINDOW_BYTES ((size_t)64 << 20)
+
+static void drop_decoded(const reader *rd, size_t begin, size_t end)
+{
+    if (!rd->drop_pages)
+        return;
+    size_t page = 4096, from = (begin + page - 1) / page * page, to = end / page * page;
+    if (to > from)
+        madvise((void *)(rd->buf + from), to - from, MADV_DONTNEED);
+}
 
 static g16_status read_u32(reader *rd, const char *section, uint32_t *v)
 {
@@ -185,7 +200,16 @@ static g16_status read_points(reader *rd, const char *section, void *dst, uint64
     decode_job job = {rd->buf + rd->off, dst, g2, allow_infinity, (rd->flags & G16_PARAMS_UNCHECKED) != 0,
                       PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, G16_OK};
     g16__span sp = g16__span_begin_n(section, n);
-    g16__parallel_for(n, 1024, decode_range, &job);
+    uint64_t window = DECODE_WINDOW_BYTES / size;
+    for (uint64_t i = 0; i < n && job.bad_index == UINT64_MAX; i += window) {
+        uint64_t cnt = n - i < window ? n - i : window;
+        job.src = rd->buf + rd->off + i * size;
+        job.dst = g2 ? (void *)((g16_p2_affine *)dst + i) : (void *)((g16_p1_affine *)dst + i);
+        g16__parallel_for(cnt, 1024, decode_range, &job);
+        if (job.bad_index != UINT64_MAX)
+            job.bad_index += i;
+        drop_decoded(rd, rd->off + i * size, rd->off + (i + cnt) * size);
+    }
     g16__span_end(sp);
     if (job.bad_index != UINT64_MAX) {
         size_t at = rd->off + job.bad_index * size;
@@ -224,7 +248,7 @@ static g16_status read_vk(reader *rd, struct g16_vk *vk)
 g16_status g16_vk_load_buffer(g16_vk **out, const uint8_t *buf, size_t len, g16_error *err)
 {
     g16_status st;
-    reader rd = {buf, len, 0, 0, err};
+    reader rd = {buf, len, 0, 0, err, 0};
     struct g16_vk *vk = calloc(1, sizeof *vk);
     if (!out || (!buf && len)) {
         free(vk);
@@ -257,10 +281,11 @@ static g16_status read_section(reader *rd, const char *name, uint64_t *n, void *
     return read_points(rd, name, *pts, count, g2, 0);
 }
 
-g16_status g16_params_load_buffer(g16_params **out, const uint8_t *buf, size_t len, unsigned flags, g16_error *err)
+static g16_status params_parse(g16_params **out, const uint8_t *buf, size_t len, unsigned flags, int drop_pages,
+                               g16_error *err)
 {
     g16_status st;
-    reader rd = {buf, len, 0, flags, err};
+    reader rd = {buf, len, 0, flags, err, drop_pages};
     struct g16_params *p = NULL;
     g16__span span = g16__span_begin("params.decode");
     if (!out || (!buf && len)) {
@@ -289,6 +314,11 @@ cleanup:
     g16_params_destroy(p);
     g16__span_end(span);
     return st;
+}
+
+g16_status g16_params_load_buffer(g16_params **out, const uint8_t *buf, size_t len, unsigned flags, g16_error *err)
+{
+    return params_parse(out, buf, len, flags, 0, err);
 }
 
 /* Maps a whole file read-only; *len = 0 and *map = NULL for an empty file. */
@@ -327,7 +357,7 @@ g16_status g16_params_load(g16_params **out, const char *path, unsigned flags, g
     g16__span span = g16__span_begin("params.load");
     g16_status st = map_file(path, &map, &len, err);
     if (st == G16_OK) {
-        st = g16_params_load_buffer(out, map, len, flags, err);
+        st = params_parse(out, map, len, flags, 1, err);
         if (st != G16_OK)
             g16__error_prefix(err, "%s: ", path);
         if (map)
