@@ -1,0 +1,259 @@
+/* Devices, contexts, memory and errors of the CUDA backend (see gpu.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu_internal.cuh"
+
+#define G16_STR2(x) #x
+#define G16_STR(x) G16_STR2(x)
+#ifdef __CUDA_ARCH_LIST__
+#define G16_ARCH_LIST G16_STR(__CUDA_ARCH_LIST__)
+#else
+#define G16_ARCH_LIST "?"
+#endif
+
+/* The part of a source path from "src/" on (build paths are absolute). */
+static const char *short_path(const char *file)
+{
+    const char *p = strstr(file, "src/");
+    return p ? p : file;
+}
+
+static int is_no_device(cudaError_t e)
+{
+    return e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || e == cudaErrorInvalidDevice ||
+           e == cudaErrorDevicesUnavailable || e == cudaErrorSystemDriverMismatch || e == cudaErrorCompatNotSupportedOnDevice;
+}
+
+g16_status g16__gpu_cuda_error(g16_error *err, cudaError_t code, const char *expr, const char *file, int line)
+{
+    (void)cudaGetLastError(); /* clear the non-sticky error so that later checks see their own */
+    g16_status st = is_no_device(code) ? G16_ERR_NO_DEVICE : G16_ERR_DEVICE;
+    return g16__error(err, st, "gpu: %s@%s:%d: %s (%s)", expr, short_path(file), line, cudaGetErrorName(code),
+                      cudaGetErrorString(code));
+}
+
+extern "C" int g16__gpu_compiled(void) { return 1; }
+
+extern "C" int g16__gpu_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+/* Runs on every device the build supports: proves that this binary has code for the device. */
+__global__ static void probe_kernel(int *out) { *out = 0x6716; }
+
+static g16_status probe(g16__gpu *g, g16_error *err)
+{
+    g16_status st = G16_OK;
+    int *d = NULL, h = 0;
+    G16_CU(cudaMalloc(&d, sizeof *d));
+    probe_kernel<<<1, 1, 0, g->stream>>>(d);
+    {
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
+            st = g16__error(err, G16_ERR_UNSUPPORTED,
+                            "gpu: device %d (%s, sm_%d%d) is not among this build's targets (CUDA archs %s); "
+                            "rebuild with -DCMAKE_CUDA_ARCHITECTURES=%d%d",
+                            g->device, g->info.name, g->info.cc_major, g->info.cc_minor, G16_ARCH_LIST,
+                            g->info.cc_major, g->info.cc_minor);
+            goto cleanup;
+        }
+        G16_CU(e);
+    }
+    G16_CU(cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, g->stream));
+    G16_CU(cudaStreamSynchronize(g->stream));
+    if (h != 0x6716)
+        st = g16__error(err, G16_ERR_DEVICE, "gpu: device %d: the probe kernel did not run", g->device);
+cleanup:
+    if (d)
+        cudaFree(d);
+    return st;
+}
+
+extern "C" g16_status g16__gpu_open(g16__gpu **out, int device, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__gpu *g = NULL;
+    int count = 0;
+    cudaDeviceProp prop;
+    if (!out)
+        return g16__error(err, G16_ERR_ARG, "gpu: NULL output pointer");
+    *out = NULL;
+    {
+        cudaError_t e = cudaGetDeviceCount(&count);
+        if (e != cudaSuccess) {
+            st = g16__gpu_cuda_error(err, e, "cudaGetDeviceCount(&count)", __FILE__, __LINE__);
+            if (st == G16_ERR_NO_DEVICE)
+                g16__error_prefix(err, "no usable CUDA device (no GPU or no NVIDIA driver): ");
+            goto cleanup;
+        }
+    }
+    if (device < 0 || device >= count) {
+        st = g16__error(err, G16_ERR_NO_DEVICE, "gpu: device %d requested but %d CUDA device%s present", device,
+                        count, count == 1 ? " is" : "s are");
+        goto cleanup;
+    }
+    g = (g16__gpu *)calloc(1, sizeof *g);
+    if (!g) {
+        st = g16__error(err, G16_ERR_NOMEM, "gpu: context");
+        goto cleanup;
+    }
+    g->device = device;
+    G16_CU(cudaSetDevice(device));
+    G16_CU(cudaGetDeviceProperties(&prop, device));
+    g->info.device = device;
+    snprintf(g->info.name, sizeof g->info.name, "%s", prop.name);
+    g->info.cc_major = prop.major;
+    g->info.cc_minor = prop.minor;
+    g->info.sm_count = prop.multiProcessorCount;
+    g->info.total_bytes = prop.totalGlobalMem;
+    g->info.l2_bytes = (size_t)prop.l2CacheSize;
+    g->info.smem_block_optin = prop.sharedMemPerBlockOptin;
+    {
+        int khz = 0;
+        if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device) == cudaSuccess)
+            g->info.clock_khz = khz;
+        else
+            (void)cudaGetLastError();
+    }
+    G16_CU(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    G16_CU(cudaEventCreate(&g->ev_start));
+    G16_CU(cudaEventCreate(&g->ev_stop));
+    st = probe(g, err);
+    if (st != G16_OK)
+        goto cleanup;
+    *out = g;
+    g = NULL;
+cleanup:
+    g16__gpu_close(g);
+    return st;
+}
+
+extern "C" void g16__gpu_close(g16__gpu *g)
+{
+    if (!g)
+        return;
+    cudaSetDevice(g->device);
+    if (g->stream)
+        cudaStreamSynchronize(g->stream);
+    if (g->ev_start)
+        cudaEventDestroy(g->ev_start);
+    if (g->ev_stop)
+        cudaEventDestroy(g->ev_stop);
+    if (g->stream)
+        cudaStreamDestroy(g->stream);
+    (void)cudaGetLastError();
+    free(g);
+}
+
+extern "C" void g16__gpu_get_info(const g16__gpu *g, g16__gpu_info *info) { *info = g->info; }
+
+extern "C" g16_status g16__gpu_sync(g16__gpu *g, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaStreamSynchronize(g->stream));
+cleanup:
+    return st;
+}
+
+extern "C" g16_status g16__gpu_timer_start(g16__gpu *g, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaEventRecord(g->ev_start, g->stream));
+cleanup:
+    return st;
+}
+
+extern "C" g16_status g16__gpu_timer_stop(g16__gpu *g, double *ms, g16_error *err)
+{
+    g16_status st = G16_OK;
+    float f = 0;
+    *ms = 0;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaEventRecord(g->ev_stop, g->stream));
+    G16_CU(cudaEventSynchronize(g->ev_stop));
+    G16_CU(cudaEventElapsedTime(&f, g->ev_start, g->ev_stop));
+    *ms = f;
+cleanup:
+    return st;
+}
+
+extern "C" g16_status g16__gpu_mem_info(g16__gpu *g, size_t *free_bytes, size_t *total_bytes, g16_error *err)
+{
+    g16_status st = G16_OK;
+    size_t f = 0, t = 0;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaMemGetInfo(&f, &t));
+cleanup:
+    if (free_bytes)
+        *free_bytes = f;
+    if (total_bytes)
+        *total_bytes = t;
+    return st;
+}
+
+extern "C" g16_status g16__gpu_alloc(g16__gpu *g, void **dev, size_t bytes, const char *what, g16_error *err)
+{
+    g16_status st = G16_OK;
+    *dev = NULL;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaMalloc(dev, bytes ? bytes : 1));
+cleanup:
+    if (st != G16_OK) {
+        *dev = NULL;
+        g16__error_prefix(err, "allocating %s (%zu bytes): ", what ? what : "a buffer", bytes);
+    }
+    return st;
+}
+
+extern "C" void g16__gpu_free(g16__gpu *g, void *dev)
+{
+    if (!dev)
+        return;
+    cudaSetDevice(g->device);
+    cudaFree(dev); /* synchronizes with the device */
+}
+
+extern "C" g16_status g16__gpu_host_alloc(void **host, size_t bytes, g16_error *err)
+{
+    g16_status st = G16_OK;
+    *host = NULL;
+    G16_CU(cudaMallocHost(host, bytes ? bytes : 1));
+cleanup:
+    if (st != G16_OK)
+        *host = NULL;
+    return st;
+}
+
+extern "C" void g16__gpu_host_free(void *host)
+{
+    if (host)
+        cudaFreeHost(host);
+}
+
+extern "C" g16_status g16__gpu_upload(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->stream));
+cleanup:
+    return st;
+}
+
+extern "C" g16_status g16__gpu_download(g16__gpu *g, void *host, const void *dev, size_t bytes, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, g->stream));
+cleanup:
+    return st;
+}

@@ -1,0 +1,195 @@
+/*
+ * The GPU backend: the C interface to the CUDA code in src/gpu (the .cu files), or to the stub that a
+ * build without CUDA compiles instead, src/gpu/gpu_stub.c).
+ *
+ * Representation: field elements on the device have exactly the host layout and bits of g16_fr
+ * and g16_fp (Montgomery form with R = 2^256 / 2^384, fully reduced); the CUDA code reads them
+ * as 8 / 12 little-endian 32-bit limbs, which on a little-endian host is the same memory as the
+ * 4 / 6 64-bit limbs. A `g16_fr *` documented as a device pointer points into device memory and
+ * must not be dereferenced on the host.
+ *
+ * Contexts: a g16__gpu is one device and one CUDA stream. Everything enqueued through one
+ * context runs in order on its stream. A context is used by one thread at a time (several
+ * contexts, one per thread or per device, may run at once). Functions that take device pointers
+ * only enqueue work (they check the launch and return); results are ready after g16__gpu_sync.
+ * Functions that take host arrays copy, compute and synchronize before returning.
+ *
+ * Errors: every function that can fail returns g16_status and fills the optional g16_error with
+ * the detail. A failing CUDA call gives G16_ERR_DEVICE with "call@file:line: cudaErrorName
+ * (text)"; no device (no GPU, no driver, or a build without CUDA) gives G16_ERR_NO_DEVICE; a
+ * memory plan that does not fit gives G16_ERR_NOMEM with the needed and free bytes. Nothing here
+ * aborts. After an error in a kernel (G16_ERR_DEVICE from g16__gpu_sync) the CUDA context may be
+ * unusable: close the g16__gpu and open a new one.
+ *
+ * Where the next parts plug in (the MSM, the prover): they take a g16__gpu, plan their memory
+ * with g16__gpu_plan_*, allocate with g16__gpu_alloc, enqueue kernels on the context's stream
+ * (src/gpu/gpu_internal.cuh: g16__gpu_stream, G16_CU / G16_CU_LAUNCH), and add their entry
+ * points here and a G16_ERR_NO_DEVICE version of each to gpu_stub.c. The CUDA field arithmetic
+ * is in src/gpu/field.cuh (Fr and Fp, host-testable).
+ */
+#ifndef G16_GPU_GPU_H
+#define G16_GPU_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "g16.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- devices and contexts */
+
+/* 1 when this build has the CUDA backend compiled in, 0 for the stub. */
+int g16__gpu_compiled(void);
+
+/* Number of CUDA devices usable by this process (respects CUDA_VISIBLE_DEVICES); 0 when there
+ * is none, no driver, or no CUDA backend. Never fails. */
+int g16__gpu_device_count(void);
+
+typedef struct g16__gpu g16__gpu;
+
+typedef struct {
+    int device;              /* the index passed to g16__gpu_open */
+    char name[256];          /* e.g. "NVIDIA H200" */
+    int cc_major, cc_minor;  /* compute capability */
+    int sm_count;            /* multiprocessors */
+    int clock_khz;           /* SM clock (0 when the runtime does not report it) */
+    size_t total_bytes;      /* device memory */
+    size_t l2_bytes;
+    size_t smem_block_optin; /* shared memory a block may use after opting in */
+} g16__gpu_info;
+
+/* Opens device `device` (0 .. count-1) with a new stream and checks that this build's kernels
+ * run on it. *out is NULL on failure. G16_ERR_NO_DEVICE when there is no such device. */
+g16_status g16__gpu_open(g16__gpu **out, int device, g16_error *err);
+/* Waits for the stream, frees the context's own resources. NULL is a no-op. Device buffers
+ * allocated through the context must have been freed before. */
+void g16__gpu_close(g16__gpu *g);
+void g16__gpu_get_info(const g16__gpu *g, g16__gpu_info *info);
+
+/* Waits for everything enqueued on the context's stream; reports a kernel failure. */
+g16_status g16__gpu_sync(g16__gpu *g, g16_error *err);
+
+/* Events around enqueued work: start records now; stop records, waits, and gives the milliseconds
+ * between the two on the device (for benchmarks). */
+g16_status g16__gpu_timer_start(g16__gpu *g, g16_error *err);
+g16_status g16__gpu_timer_stop(g16__gpu *g, double *ms, g16_error *err);
+
+/* ---------------------------------------------------------------- memory */
+
+g16_status g16__gpu_mem_info(g16__gpu *g, size_t *free_bytes, size_t *total_bytes, g16_error *err);
+
+/* A memory plan: the device buffers a piece of work needs, computed before any allocation so
+ * that a card that is too small gives one clear error instead of a failure half-way. */
+#define G16__GPU_PLAN_MAX 16
+typedef struct {
+    size_t n;
+    struct {
+        const char *what; /* static text, e.g. "vectors a, b, c" */
+        size_t bytes;
+    } item[G16__GPU_PLAN_MAX];
+} g16__gpu_plan;
+
+void g16__gpu_plan_init(g16__gpu_plan *p);
+/* Adds an item (items past G16__GPU_PLAN_MAX are merged into the last one). */
+void g16__gpu_plan_add(g16__gpu_plan *p, const char *what, size_t bytes);
+size_t g16__gpu_plan_total(const g16__gpu_plan *p);
+/* Writes "X MiB (what A MiB + what B MiB ...)" into buf (always NUL-terminated). */
+void g16__gpu_plan_format(const g16__gpu_plan *p, char *buf, size_t len);
+/* G16_OK when the plan fits in free device memory less a reserve (G16__GPU_RESERVE bytes, for
+ * the CUDA runtime and fragmentation); otherwise G16_ERR_NOMEM stating needed and free bytes. */
+#define G16__GPU_RESERVE ((size_t)256 << 20)
+g16_status g16__gpu_plan_check(g16__gpu *g, const g16__gpu_plan *p, g16_error *err);
+
+/* Device buffers (cudaMalloc; aligned to at least 256 bytes). `what` names the buffer in errors. */
+g16_status g16__gpu_alloc(g16__gpu *g, void **dev, size_t bytes, const char *what, g16_error *err);
+void g16__gpu_free(g16__gpu *g, void *dev); /* NULL is a no-op; waits for the stream first */
+/* Page-locked host memory (fast, asynchronous copies). */
+g16_status g16__gpu_host_alloc(void **host, size_t bytes, g16_error *err);
+void g16__gpu_host_free(void *host);
+/* Copies enqueued on the stream (asynchronous for page-locked host memory). */
+g16_status g16__gpu_upload(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err);
+g16_status g16__gpu_download(g16__gpu *g, void *host, const void *dev, size_t bytes, g16_error *err);
+
+/* ---------------------------------------------------------------- field arithmetic */
+
+typedef enum {
+    G16__GPU_OP_MUL = 0, /* out = a·b */
+    G16__GPU_OP_SQR,     /* out = a² */
+    G16__GPU_OP_ADD,     /* out = a + b */
+    G16__GPU_OP_SUB,     /* out = a − b */
+    G16__GPU_OP_NEG,     /* out = −a */
+    G16__GPU_OP_COUNT
+} g16__gpu_op;
+
+/* Element-wise op on host arrays of n elements (b unused by SQR and NEG; out may alias a or b):
+ * copies to the device, runs one kernel, copies back. For tests: checks the CUDA arithmetic
+ * against the CPU element for element. */
+g16_status g16__gpu_fr_op(g16__gpu *g, g16__gpu_op op, g16_fr *out, const g16_fr *a, const g16_fr *b, size_t n,
+                          g16_error *err);
+g16_status g16__gpu_fp_op(g16__gpu *g, g16__gpu_op op, g16_fp *out, const g16_fp *a, const g16_fp *b, size_t n,
+                          g16_error *err);
+
+/* Multiplication throughput: every thread of a full grid runs chains of dependent
+ * multiplications x <- x·y on its own values. field 0 = Fr, 1 = Fp. *per_s = multiplications per
+ * second over the kernel (device events). *check = the XOR of every result limb (for a
+ * host-side replay of a few chains by the caller, see bench_gpu_ntt.c). */
+g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters, double *per_s, uint32_t *check,
+                              g16_error *err);
+
+/* ---------------------------------------------------------------- NTT over Fr */
+
+/* A domain of size n = 2^log_n on the device: the same roots, coset shift and results as
+ * g16__ntt_domain (poly/ntt.h), whose parameters it takes: ω = root_generator^((r-1)/n), coset
+ * g·<ω> with g = coset_shift (NULL: the root generator). 0 <= log_n <= 28. The tables live on the
+ * device (g16__gpu_ntt_table_bytes: about 17 MiB at 2^19 and above, compact otherwise). */
+typedef struct g16__gpu_ntt g16__gpu_ntt;
+
+typedef enum {
+    G16__GPU_NTT_FORWARD = 0, /* as g16__ntt_forward */
+    G16__GPU_NTT_INVERSE,     /* as g16__ntt_inverse */
+    G16__GPU_NTT_COSET_FORWARD,
+    G16__GPU_NTT_COSET_INVERSE,
+    G16__GPU_NTT_KIND_COUNT
+} g16__gpu_ntt_kind;
+
+/* Device bytes of the tables of a domain of size 2^log_n (for memory plans). */
+size_t g16__gpu_ntt_table_bytes(unsigned log_n);
+/* Builds the tables (on the host, with the CPU field) and uploads them. Errors as
+ * g16__ntt_domain_create (G16_ERR_ARG for a bad generator or size) plus device errors. */
+g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsigned log_n, const g16_fr *root_generator,
+                               const g16_fr *coset_shift, g16_error *err);
+void g16__gpu_ntt_destroy(g16__gpu_ntt *d); /* NULL is a no-op */
+unsigned g16__gpu_ntt_log_n(const g16__gpu_ntt *d);
+
+/* Threads per block of the pass kernel (32..512, a multiple of 32; default 256): a tuning knob
+ * for benchmarks. G16_ERR_ARG otherwise. */
+g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads);
+
+/* In-place transforms of `count` device vectors x[0..count-1] of n elements each (natural order
+ * in and out, as the CPU). Enqueued only: g16__gpu_sync before reading. The vectors must not
+ * overlap and must be 16-byte aligned (cudaMalloc / g16__gpu_alloc give 256). */
+g16_status g16__gpu_ntt_device(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *const *x, size_t count,
+                               g16_error *err);
+/* The Groth16 quotient on device vectors, the same function as g16__ntt_groth16_h: on return
+ * (after sync) a holds H; b and c hold scratch. Enqueued only. */
+g16_status g16__gpu_ntt_groth16_h_device(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err);
+
+/* Benchmark hook: runs the launches of `kind` on device vector x (G16__GPU_NTT_KIND_COUNT: the H
+ * step on x, b, c) with an event after each, synchronizes, and writes up to `cap` launches' times
+ * in ms and one-line descriptions ("pass dif s=9 lo_bit=18 blocks=..."); *count = launches. */
+g16_status g16__gpu_ntt_profile(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *x, g16_fr *b, g16_fr *c,
+                                double *ms, char (*what)[64], size_t cap, size_t *count, g16_error *err);
+
+/* Host-array versions: plan the device memory (G16_ERR_NOMEM when it does not fit), copy in,
+ * transform, copy out, free. Synchronous. */
+g16_status g16__gpu_ntt_host(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *const *x, size_t count,
+                             g16_error *err);
+g16_status g16__gpu_ntt_groth16_h_host(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* G16_GPU_GPU_H */

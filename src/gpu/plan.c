@@ -1,0 +1,57 @@
+/* Device-memory plans (see gpu.h): plain C shared by the CUDA and the stub builds. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+#include "util/error.h"
+
+void g16__gpu_plan_init(g16__gpu_plan *p) { memset(p, 0, sizeof *p); }
+
+void g16__gpu_plan_add(g16__gpu_plan *p, const char *what, size_t bytes)
+{
+    if (p->n == G16__GPU_PLAN_MAX) {
+        p->item[p->n - 1].what = "other buffers";
+        p->item[p->n - 1].bytes += bytes;
+        return;
+    }
+    p->item[p->n].what = what;
+    p->item[p->n].bytes = bytes;
+    p->n++;
+}
+
+size_t g16__gpu_plan_total(const g16__gpu_plan *p)
+{
+    size_t t = 0;
+    for (size_t i = 0; i < p->n; i++)
+        t += p->item[i].bytes;
+    return t;
+}
+
+static double mib(size_t b) { return (double)b / (1024.0 * 1024.0); }
+
+void g16__gpu_plan_format(const g16__gpu_plan *p, char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    int k = snprintf(buf, len, "%.1f MiB (", mib(g16__gpu_plan_total(p)));
+    for (size_t i = 0; i < p->n && k > 0 && (size_t)k < len; i++)
+        k += snprintf(buf + k, len - (size_t)k, "%s%s %.1f MiB", i ? " + " : "", p->item[i].what,
+                      mib(p->item[i].bytes));
+    if (k > 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, ")");
+}
+
+g16_status g16__gpu_plan_check(g16__gpu *g, const g16__gpu_plan *p, g16_error *err)
+{
+    size_t free_b = 0, total_b = 0;
+    g16_status st = g16__gpu_mem_info(g, &free_b, &total_b, err);
+    if (st != G16_OK)
+        return st;
+    size_t need = g16__gpu_plan_total(p);
+    if (need <= free_b && free_b - need >= G16__GPU_RESERVE)
+        return G16_OK;
+    char what[160];
+    g16__gpu_plan_format(p, what, sizeof what);
+    return g16__error(err, G16_ERR_NOMEM, "gpu: needs %s but the device has %.1f MiB free of %.1f MiB (%.0f MiB kept in reserve)",
+                      what, mib(free_b), mib(total_b), mib(G16__GPU_RESERVE));
+}
