@@ -1,0 +1,240 @@
+/* Field kernels: element-wise Fr / Fp operations (the tests' check against the CPU) and the
+ * multiplication-throughput benchmark (see gpu.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/field.cuh"
+#include "gpu/gpu_internal.cuh"
+
+extern "C" {
+#include "field/fp.h"
+#include "field/fr.h"
+}
+
+#define OP_THREADS 256
+
+__global__ static void fr_op_kernel(int op, gfr *out, const gfr *a, const gfr *b, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    gfr x = a[i], y = b[i], r;
+    switch (op) {
+    case G16__GPU_OP_MUL: gfr_mul(&r, &x, &y); break;
+    case G16__GPU_OP_SQR: gfr_sqr(&r, &x); break;
+    case G16__GPU_OP_ADD: gfr_add(&r, &x, &y); break;
+    case G16__GPU_OP_SUB: gfr_sub(&r, &x, &y); break;
+    default: gfr_neg(&r, &x); break;
+    }
+    out[i] = r;
+}
+
+__global__ static void fp_op_kernel(int op, gfp *out, const gfp *a, const gfp *b, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    gfp x = a[i], y = b[i], r;
+    switch (op) {
+    case G16__GPU_OP_MUL: gfp_mul(&r, &x, &y); break;
+    case G16__GPU_OP_SQR: gfp_sqr(&r, &x); break;
+    case G16__GPU_OP_ADD: gfp_add(&r, &x, &y); break;
+    case G16__GPU_OP_SUB: gfp_sub(&r, &x, &y); break;
+    default: gfp_neg(&r, &x); break;
+    }
+    out[i] = r;
+}
+
+/* Copies a and b (b = a when NULL) to the device, runs the op, copies the result to out. */
+static g16_status elementwise(g16__gpu *g, int fp, g16__gpu_op op, void *out, const void *a, const void *b,
+                              size_t n, g16_error *err)
+{
+    g16_status st = G16_OK;
+    size_t esz = fp ? sizeof(gfp) : sizeof(gfr), bytes = n * esz;
+    void *d = NULL;
+    unsigned blocks = (unsigned)((n + OP_THREADS - 1) / OP_THREADS);
+    g16__gpu_plan plan;
+    if (!g || !out || !a || (unsigned)op >= G16__GPU_OP_COUNT)
+        return g16__error(err, G16_ERR_ARG, "gpu field op: NULL argument or bad op %d", (int)op);
+    if (n == 0)
+        return G16_OK;
+    if (n > ((size_t)1 << 31) * OP_THREADS / 2)
+        return g16__error(err, G16_ERR_ARG, "gpu field op: %zu elements is too many for one call", n);
+    g16__gpu_plan_init(&plan);
+    g16__gpu_plan_add(&plan, "operands and result", 3 * bytes);
+    st = g16__gpu_plan_check(g, &plan, err);
+    if (st != G16_OK)
+        goto cleanup;
+    st = g16__gpu_alloc(g, &d, 3 * bytes, "field operands", err);
+    if (st != G16_OK)
+        goto cleanup;
+    {
+        char *da = (char *)d, *db = da + bytes, *dr = db + bytes;
+        G16_CU(cudaMemcpyAsync(da, a, bytes, cudaMemcpyHostToDevice, g->stream));
+        G16_CU(cudaMemcpyAsync(db, b ? b : a, bytes, cudaMemcpyHostToDevice, g->stream));
+        if (fp)
+            G16_CU_LAUNCH(fp_op_kernel<<<blocks, OP_THREADS, 0, g->stream>>>(op, (gfp *)dr, (const gfp *)da,
+                                                                              (const gfp *)db, n));
+        else
+            G16_CU_LAUNCH(fr_op_kernel<<<blocks, OP_THREADS, 0, g->stream>>>(op, (gfr *)dr, (const gfr *)da,
+                                                                              (const gfr *)db, n));
+        G16_CU(cudaMemcpyAsync(out, dr, bytes, cudaMemcpyDeviceToHost, g->stream));
+        G16_CU(cudaStreamSynchronize(g->stream));
+    }
+cleanup:
+    g16__gpu_free(g, d);
+    return st;
+}
+
+extern "C" g16_status g16__gpu_fr_op(g16__gpu *g, g16__gpu_op op, g16_fr *out, const g16_fr *a, const g16_fr *b,
+                                     size_t n, g16_error *err)
+{
+    return elementwise(g, 0, op, out, a, b, n, err);
+}
+
+extern "C" g16_status g16__gpu_fp_op(g16__gpu *g, g16__gpu_op op, g16_fp *out, const g16_fp *a, const g16_fp *b,
+                                     size_t n, g16_error *err)
+{
+    return elementwise(g, 1, op, out, a, b, n, err);
+}
+
+/* ---------------------------------------------------------------- throughput */
+
+#define BENCH_THREADS 256
+#define BENCH_BLOCKS_PER_SM 4
+
+/* Each thread: two independent chains x0 <- x0·y, x1 <- x1·y (field 0: Fr, 2: Fr through the
+ * generic reduction). x holds 2 elements per thread, y one. */
+__global__ static void fr_bench_kernel(gfr *x, const gfr *y, unsigned iters, int generic)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    gfr a = x[2 * i], b = x[2 * i + 1], w = y[i];
+    if (generic) {
+        for (unsigned k = 0; k < iters; k++) {
+            gfr_mul_generic(&a, &a, &w);
+            gfr_mul_generic(&b, &b, &w);
+        }
+    } else {
+        for (unsigned k = 0; k < iters; k++) {
+            gfr_mul(&a, &a, &w);
+            gfr_mul(&b, &b, &w);
+        }
+    }
+    x[2 * i] = a;
+    x[2 * i + 1] = b;
+}
+
+__global__ static void fp_bench_kernel(gfp *x, const gfp *y, unsigned iters)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    gfp a = x[2 * i], b = x[2 * i + 1], w = y[i];
+    for (unsigned k = 0; k < iters; k++) {
+        gfp_mul(&a, &a, &w);
+        gfp_mul(&b, &b, &w);
+    }
+    x[2 * i] = a;
+    x[2 * i + 1] = b;
+}
+
+/* Reduced pseudo-random elements: random limbs with the top limb masked below the modulus's. */
+static void fill_elems(uint32_t *w, size_t count, int limbs, uint32_t top_mask, uint64_t *state)
+{
+    for (size_t i = 0; i < count * (size_t)limbs; i++) {
+        uint64_t s = *state;
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        *state = s;
+        w[i] = (uint32_t)(s >> 16);
+        if (i % (size_t)limbs == (size_t)limbs - 1)
+            w[i] &= top_mask;
+    }
+}
+
+/* Replays chain `c` of thread i on the CPU and compares it with the device's result. */
+static int replay_ok(int fp, const uint32_t *x0, const uint32_t *y0, const uint32_t *xr, size_t i, int c,
+                     unsigned iters)
+{
+    if (fp) {
+        g16_fp a, w;
+        memcpy(&a, x0 + (2 * i + c) * 12, sizeof a);
+        memcpy(&w, y0 + i * 12, sizeof w);
+        for (unsigned k = 0; k < iters; k++)
+            g16__fp_mul(&a, &a, &w);
+        return memcmp(&a, xr + (2 * i + c) * 12, sizeof a) == 0;
+    }
+    g16_fr a, w;
+    memcpy(&a, x0 + (2 * i + c) * 8, sizeof a);
+    memcpy(&w, y0 + i * 8, sizeof w);
+    for (unsigned k = 0; k < iters; k++)
+        g16__fr_mul(&a, &a, &w);
+    return memcmp(&a, xr + (2 * i + c) * 8, sizeof a) == 0;
+}
+
+extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters, double *per_s, uint32_t *check,
+                                         g16_error *err)
+{
+    g16_status st = G16_OK;
+    int fp = field == 1, limbs = fp ? 12 : 8;
+    size_t threads = (size_t)g->info.sm_count * BENCH_BLOCKS_PER_SM * BENCH_THREADS;
+    size_t xb = 2 * threads * limbs * 4, yb = threads * limbs * 4;
+    uint32_t *hx = NULL, *hy = NULL, *hr = NULL;
+    void *d = NULL;
+    uint64_t state = 0x9e3779b97f4a7c15ULL;
+    float ms = 0;
+    *per_s = 0;
+    if (check)
+        *check = 0;
+    if (field < 0 || field > 2)
+        return g16__error(err, G16_ERR_ARG, "gpu mul bench: field %d (0 Fr, 1 Fp, 2 Fr generic)", field);
+    hx = (uint32_t *)malloc(xb);
+    hy = (uint32_t *)malloc(yb);
+    hr = (uint32_t *)malloc(xb);
+    if (!hx || !hy || !hr) {
+        st = g16__error(err, G16_ERR_NOMEM, "gpu mul bench: host buffers");
+        goto cleanup;
+    }
+    fill_elems(hx, 2 * threads, limbs, fp ? 0x0fffffffu : 0x3fffffffu, &state);
+    fill_elems(hy, threads, limbs, fp ? 0x0fffffffu : 0x3fffffffu, &state);
+    st = g16__gpu_alloc(g, &d, xb + yb, "benchmark operands", err);
+    if (st != G16_OK)
+        goto cleanup;
+    G16_CU(cudaMemcpyAsync(d, hx, xb, cudaMemcpyHostToDevice, g->stream));
+    G16_CU(cudaMemcpyAsync((char *)d + xb, hy, yb, cudaMemcpyHostToDevice, g->stream));
+    G16_CU(cudaEventRecord(g->ev_start, g->stream));
+    {
+        unsigned blocks = (unsigned)(threads / BENCH_THREADS);
+        if (fp)
+            G16_CU_LAUNCH(fp_bench_kernel<<<blocks, BENCH_THREADS, 0, g->stream>>>(
+                (gfp *)d, (const gfp *)((char *)d + xb), iters));
+        else
+            G16_CU_LAUNCH(fr_bench_kernel<<<blocks, BENCH_THREADS, 0, g->stream>>>(
+                (gfr *)d, (const gfr *)((char *)d + xb), iters, field == 2));
+    }
+    G16_CU(cudaEventRecord(g->ev_stop, g->stream));
+    G16_CU(cudaMemcpyAsync(hr, d, xb, cudaMemcpyDeviceToHost, g->stream));
+    G16_CU(cudaStreamSynchronize(g->stream));
+    G16_CU(cudaEventElapsedTime(&ms, g->ev_start, g->ev_stop));
+    {
+        size_t probe[3] = {0, threads / 2 + 1, threads - 1};
+        for (int q = 0; q < 3; q++)
+            for (int c = 0; c < 2; c++)
+                if (!replay_ok(fp, hx, hy, hr, probe[q], c, iters)) {
+                    st = g16__error(err, G16_ERR_INTERNAL,
+                                    "gpu mul bench: thread %zu chain %d differs from the CPU after %u multiplications",
+                                    probe[q], c, iters);
+                    goto cleanup;
+                }
+    }
+    *per_s = ms > 0 ? (double)threads * 2.0 * iters / (ms * 1e-3) : 0;
+    if (check) {
+        uint32_t x = 0;
+        for (size_t i = 0; i < xb / 4; i++)
+            x ^= hr[i];
+        *check = x;
+    }
+cleanup:
+    g16__gpu_free(g, d);
+    free(hx);
+    free(hy);
+    free(hr);
+    return st;
+}

@@ -1,0 +1,383 @@
+/*
+ * Fr and Fp arithmetic for the GPU, in the C subset shared by CUDA C++ and C11: the same source
+ * compiles into the kernels (nvcc, PTX carry chains) and into host tests (gcc, where each PTX
+ * instruction is emulated), so the algorithm is checked against the CPU field on any machine.
+ *
+ * Representation: gfr = 8 and gfp = 12 little-endian 32-bit limbs in Montgomery form with
+ * R = 2^256 and 2^384: the very bits of g16_fr / g16_fp (include/g16.h) read as 32-bit words.
+ * Invariant: fully reduced (< modulus) in and out. Outputs may alias inputs. Every function is
+ * constant-time (straight-line code, selects instead of branches).
+ *
+ * Multiplication (Montgomery, CIOS order, radix 2^32): row i adds a·b_i and q·m (q = t·n0 from
+ * the merged low digit t) and drops one digit. The partial sums live in two digit arrays, E and O,
+ * so that every PTX carry chain (mad.lo.cc / madc.hi.cc) covers disjoint digits: E takes the
+ * products of the even-indexed limbs (lo at position j, hi at j+1, j even: one chain over N digits),
+ * O those of the odd-indexed limbs (positions j+1, j+2). Per row the low digit is merged
+ * (t = E[i] + O[i], its carry entering O's next chain), E's chain carries go to a fresh slot
+ * E[i+N], and O's chains have no carry out (the partial sum stays below W^(N+i+1) because
+ * 2m < W^N, W = 2^32). Cost: 4N² + N IMAD (588 for Fp, 264 for Fr) plus ~3N adds.
+ * Fr's modulus ends in the 32-bit limbs 1, 2^32 − 1 with n0 = 2^32 − 1, so q = −t and the first
+ * two limbs of q·r are t-derived adds (fr_mul): 224 IMAD.
+ *
+ * Constants: written here in 32-bit limbs (macros, so that they become instruction immediates),
+ * and checked against the CPU's g16__fr_modulus / g16__fp_modulus / _one / _n0 by
+ * tests/test_gpu_field.c.
+ */
+#ifndef G16_GPU_FIELD_CUH
+#define G16_GPU_FIELD_CUH
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define G16_HD static __host__ __device__ __forceinline__
+#else
+#define G16_HD static inline
+#endif
+#if defined(__CUDA_ARCH__)
+#define G16_UNROLL _Pragma("unroll")
+#else
+#define G16_UNROLL
+#endif
+
+#if defined(__CUDA_ARCH__)
+#define G16_PTX 1 /* compiling device code: real carry-chain instructions */
+#endif
+
+#define G16_GFR_LIMBS 8
+#define G16_GFP_LIMBS 12
+
+typedef struct {
+    uint32_t l[G16_GFR_LIMBS];
+} gfr;
+typedef struct {
+    uint32_t l[G16_GFP_LIMBS];
+} gfp;
+
+/* r (canonical), -r^-1 mod 2^32, R mod r */
+#define G16_GFR_MODULUS                                                                                   \
+    {0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u, 0x09a1d805u, 0x3339d808u, 0x299d7d48u, 0x73eda753u}
+#define G16_GFR_N0 0xffffffffu
+#define G16_GFR_ONE                                                                                       \
+    {0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau, 0xecbc4ff5u, 0x998c4fefu, 0xacc5056fu, 0x1824b159u}
+/* p (canonical), -p^-1 mod 2^32, R mod p */
+#define G16_GFP_MODULUS                                                                                   \
+    {0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u,                       \
+     0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau}
+#define G16_GFP_N0 0xfffcfffdu
+#define G16_GFP_ONE                                                                                       \
+    {0x0002fffdu, 0x76090000u, 0xc40c0002u, 0xebf4000bu, 0x53c758bau, 0x5f489857u,                       \
+     0x70525745u, 0x77ce5853u, 0xa256ec6du, 0x5c071a97u, 0xfa80e493u, 0x15f65ec3u}
+
+/* ---------------------------------------------------------------- carry-chain primitives
+ * Each mirrors one PTX instruction. `cf` is the carry flag of the host emulation; device code
+ * ignores it (the hardware flag is used, and asm volatile keeps the chain in order). */
+
+typedef struct {
+    uint32_t c;
+} g16_cf;
+
+#if defined(G16_PTX)
+#define G16_ASM3(op, r, a, b) asm volatile(op " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b))
+#define G16_ASM4(op, r, a, b, c) asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c))
+G16_HD uint32_t add_cc(uint32_t a, uint32_t b, g16_cf *f) { uint32_t r; (void)f; G16_ASM3("add.cc.u32", r, a, b); return r; }
+G16_HD uint32_t addc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint32_t r; (void)f; G16_ASM3("addc.cc.u32", r, a, b); return r; }
+G16_HD uint32_t addc(uint32_t a, uint32_t b, g16_cf *f) { uint32_t r; (void)f; G16_ASM3("addc.u32", r, a, b); return r; }
+G16_HD uint32_t sub_cc(uint32_t a, uint32_t b, g16_cf *f) { uint32_t r; (void)f; G16_ASM3("sub.cc.u32", r, a, b); return r; }
+G16_HD uint32_t subc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint32_t r; (void)f; G16_ASM3("subc.cc.u32", r, a, b); return r; }
+G16_HD uint32_t subc(uint32_t a, uint32_t b, g16_cf *f) { uint32_t r; (void)f; G16_ASM3("subc.u32", r, a, b); return r; }
+G16_HD uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { uint32_t r; (void)f; G16_ASM4("mad.lo.cc.u32", r, a, b, c); return r; }
+G16_HD uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { uint32_t r; (void)f; G16_ASM4("madc.lo.cc.u32", r, a, b, c); return r; }
+G16_HD uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { uint32_t r; (void)f; G16_ASM4("madc.hi.cc.u32", r, a, b, c); return r; }
+G16_HD uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { uint32_t r; (void)f; G16_ASM4("madc.hi.u32", r, a, b, c); return r; }
+#else
+G16_HD uint32_t add_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a + b; f->c = (uint32_t)(t >> 32); return (uint32_t)t; }
+G16_HD uint32_t addc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a + b + f->c; f->c = (uint32_t)(t >> 32); return (uint32_t)t; }
+G16_HD uint32_t addc(uint32_t a, uint32_t b, g16_cf *f) { return a + b + f->c; }
+G16_HD uint32_t sub_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a - b; f->c = (uint32_t)(t >> 63); return (uint32_t)t; }
+G16_HD uint32_t subc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a - b - f->c; f->c = (uint32_t)(t >> 63); return (uint32_t)t; }
+G16_HD uint32_t subc(uint32_t a, uint32_t b, g16_cf *f) { return a - b - f->c; }
+G16_HD uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { return add_cc(a * b, c, f); }
+G16_HD uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { return addc_cc(a * b, c, f); }
+G16_HD uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { return addc_cc((uint32_t)(((uint64_t)a * b) >> 32), c, f); }
+G16_HD uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { return addc((uint32_t)(((uint64_t)a * b) >> 32), c, f); }
+#endif
+
+G16_HD uint32_t mul_lo(uint32_t a, uint32_t b) { return a * b; }
+G16_HD uint32_t mul_hi(uint32_t a, uint32_t b)
+{
+#if defined(G16_PTX)
+    return __umulhi(a, b);
+#else
+    return (uint32_t)(((uint64_t)a * b) >> 32);
+#endif
+}
+
+/* ---------------------------------------------------------------- generic N-limb code */
+
+#define G16_MONT_MAX 12
+
+/* r = t − m if t >= m else t (t < 2m, no carry-out beyond N limbs since 2m < 2^(32N)). */
+G16_HD void mont32_final_sub(uint32_t *r, const uint32_t *t, const uint32_t *m, int N)
+{
+    g16_cf f = {0};
+    uint32_t d[G16_MONT_MAX];
+    d[0] = sub_cc(t[0], m[0], &f);
+    G16_UNROLL
+    for (int j = 1; j < N; j++)
+        d[j] = subc_cc(t[j], m[j], &f);
+    uint32_t keep_t = subc(0, 0, &f); /* 0 - borrow: all ones when t < m */
+    G16_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = (t[j] & keep_t) | (d[j] & ~keep_t);
+}
+
+G16_HD void mont32_add(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *m, int N)
+{
+    g16_cf f = {0};
+    uint32_t t[G16_MONT_MAX];
+    t[0] = add_cc(a[0], b[0], &f);
+    G16_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j] = addc_cc(a[j], b[j], &f);
+    t[N - 1] = addc(a[N - 1], b[N - 1], &f); /* a + b < 2m < 2^(32N): no carry out */
+    mont32_final_sub(r, t, m, N);
+}
+
+G16_HD void mont32_sub(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *m, int N)
+{
+    g16_cf f = {0};
+    uint32_t t[G16_MONT_MAX];
+    t[0] = sub_cc(a[0], b[0], &f);
+    G16_UNROLL
+    for (int j = 1; j < N; j++)
+        t[j] = subc_cc(a[j], b[j], &f);
+    uint32_t mask = subc(0, 0, &f); /* 0 - borrow: all ones when a < b, add m back */
+    r[0] = add_cc(t[0], m[0] & mask, &f);
+    G16_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        r[j] = addc_cc(t[j], m[j] & mask, &f);
+    r[N - 1] = addc(t[N - 1], m[N - 1] & mask, &f);
+}
+
+/* r = −a (0 stays 0). */
+G16_HD void mont32_neg(uint32_t *r, const uint32_t *a, const uint32_t *m, int N)
+{
+    uint32_t nz = 0;
+    G16_UNROLL
+    for (int j = 0; j < N; j++)
+        nz |= a[j];
+    uint32_t mask = 0u - (uint32_t)(nz != 0);
+    g16_cf f = {0};
+    uint32_t t[G16_MONT_MAX];
+    t[0] = sub_cc(m[0], a[0], &f);
+    G16_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j] = subc_cc(m[j], a[j], &f);
+    t[N - 1] = subc(m[N - 1], a[N - 1], &f);
+    G16_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = t[j] & mask;
+}
+
+/* Row 0 of the product: E[0..N-1] = even limbs of a times b0, O[1..N] = odd limbs (no carries:
+ * the digit pairs are disjoint). */
+G16_HD void mont32_row0(uint32_t *E, uint32_t *O, const uint32_t *a, uint32_t b0, int N)
+{
+    G16_UNROLL
+    for (int j = 0; j < N; j += 2) {
+        E[j] = mul_lo(a[j], b0);
+        E[j + 1] = mul_hi(a[j], b0);
+        O[j + 1] = mul_lo(a[j + 1], b0);
+        O[j + 2] = mul_hi(a[j + 1], b0);
+    }
+    E[N] = 0;
+}
+
+/* E[i..i+N-1] += even limbs of a times bi; E[i+N] = the carry (a fresh digit). */
+G16_HD void mont32_row_even(uint32_t *E, const uint32_t *a, uint32_t bi, int i, int N)
+{
+    g16_cf f = {0};
+    E[i] = mad_lo_cc(a[0], bi, E[i], &f);
+    E[i + 1] = madc_hi_cc(a[0], bi, E[i + 1], &f);
+    G16_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        E[i + j] = madc_lo_cc(a[j], bi, E[i + j], &f);
+        E[i + j + 1] = madc_hi_cc(a[j], bi, E[i + j + 1], &f);
+    }
+    E[i + N] = addc(0, 0, &f);
+}
+
+/* Merges digit i (t = E[i] + O[i]) and adds the odd limbs of a times bi into O[i+1..i+N] with
+ * the merge carry as carry-in; O[i+N] is a fresh digit. Returns t. */
+G16_HD uint32_t mont32_row_odd(uint32_t *E, uint32_t *O, const uint32_t *a, uint32_t bi, int i, int N)
+{
+    g16_cf f = {0};
+    uint32_t t = add_cc(E[i], O[i], &f);
+    G16_UNROLL
+    for (int j = 1; j < N - 1; j += 2) {
+        O[i + j] = madc_lo_cc(a[j], bi, O[i + j], &f);
+        O[i + j + 1] = madc_hi_cc(a[j], bi, O[i + j + 1], &f);
+    }
+    O[i + N - 1] = madc_lo_cc(a[N - 1], bi, O[i + N - 1], &f);
+    O[i + N] = madc_hi(a[N - 1], bi, 0, &f);
+    return t;
+}
+
+/* Reduction of row i with q = t·n0 (generic modulus): E += q·m_even from digit i (digit i is t,
+ * the merged value, and becomes 0), O += q·m_odd from digit i+1. */
+G16_HD void mont32_reduce_row(uint32_t *E, uint32_t *O, uint32_t t, const uint32_t *m, uint32_t n0, int i, int N)
+{
+    g16_cf f = {0};
+    uint32_t q = mul_lo(t, n0);
+    (void)mad_lo_cc(m[0], q, t, &f);
+    E[i + 1] = madc_hi_cc(m[0], q, E[i + 1], &f);
+    G16_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        E[i + j] = madc_lo_cc(m[j], q, E[i + j], &f);
+        E[i + j + 1] = madc_hi_cc(m[j], q, E[i + j + 1], &f);
+    }
+    E[i + N] = addc(E[i + N], 0, &f);
+    g16_cf g = {0};
+    O[i + 1] = mad_lo_cc(m[1], q, O[i + 1], &g);
+    O[i + 2] = madc_hi_cc(m[1], q, O[i + 2], &g);
+    G16_UNROLL
+    for (int j = 3; j < N - 1; j += 2) {
+        O[i + j] = madc_lo_cc(m[j], q, O[i + j], &g);
+        O[i + j + 1] = madc_hi_cc(m[j], q, O[i + j + 1], &g);
+    }
+    O[i + N - 1] = madc_lo_cc(m[N - 1], q, O[i + N - 1], &g);
+    O[i + N] = madc_hi(m[N - 1], q, O[i + N], &g);
+}
+
+/* The same for a modulus with m[0] = 1, m[1] = 2^32 − 1 and n0 = 2^32 − 1 (Fr): q = −t,
+ * t + lo(q·1) = 0 with carry (t != 0), hi(q·1) = 0, lo(q·m1) = t, hi(q·m1) = q − (t != 0). */
+G16_HD void mont32_reduce_row_r(uint32_t *E, uint32_t *O, uint32_t t, const uint32_t *m, int i, int N)
+{
+    g16_cf f = {0};
+    uint32_t q = sub_cc(0, t, &f); /* borrow = (t != 0) = carry of t + q */
+    E[i + 1] = addc_cc(E[i + 1], 0, &f);
+    G16_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        E[i + j] = madc_lo_cc(m[j], q, E[i + j], &f);
+        E[i + j + 1] = madc_hi_cc(m[j], q, E[i + j + 1], &f);
+    }
+    E[i + N] = addc(E[i + N], 0, &f);
+    g16_cf g = {0};
+    (void)sub_cc(0, t, &g);
+    uint32_t h1 = subc(q, 0, &g);
+    O[i + 1] = add_cc(O[i + 1], t, &g);
+    O[i + 2] = addc_cc(O[i + 2], h1, &g);
+    G16_UNROLL
+    for (int j = 3; j < N - 1; j += 2) {
+        O[i + j] = madc_lo_cc(m[j], q, O[i + j], &g);
+        O[i + j + 1] = madc_hi_cc(m[j], q, O[i + j + 1], &g);
+    }
+    O[i + N - 1] = madc_lo_cc(m[N - 1], q, O[i + N - 1], &g);
+    O[i + N] = madc_hi(m[N - 1], q, O[i + N], &g);
+}
+
+/* r = a·b·2^(-32N) mod m. special_r selects mont32_reduce_row_r (only for Fr's modulus). */
+G16_HD void mont32_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *m, uint32_t n0, int N,
+                       int special_r)
+{
+    uint32_t E[2 * G16_MONT_MAX + 1], O[2 * G16_MONT_MAX + 1];
+    mont32_row0(E, O, a, b[0], N);
+    if (special_r)
+        mont32_reduce_row_r(E, O, E[0], m, 0, N);
+    else
+        mont32_reduce_row(E, O, E[0], m, n0, 0, N);
+    G16_UNROLL
+    for (int i = 1; i < N; i++) {
+        mont32_row_even(E, a, b[i], i, N);
+        uint32_t t = mont32_row_odd(E, O, a, b[i], i, N);
+        if (special_r)
+            mont32_reduce_row_r(E, O, t, m, i, N);
+        else
+            mont32_reduce_row(E, O, t, m, n0, i, N);
+    }
+    g16_cf f = {0};
+    uint32_t s[G16_MONT_MAX];
+    s[0] = add_cc(E[N], O[N], &f);
+    G16_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        s[j] = addc_cc(E[N + j], O[N + j], &f);
+    s[N - 1] = addc(E[2 * N - 1], O[2 * N - 1], &f);
+    mont32_final_sub(r, s, m, N);
+}
+
+/* ---------------------------------------------------------------- Fr */
+
+G16_HD void gfr_add(gfr *r, const gfr *a, const gfr *b)
+{
+    const uint32_t m[8] = G16_GFR_MODULUS;
+    mont32_add(r->l, a->l, b->l, m, 8);
+}
+G16_HD void gfr_sub(gfr *r, const gfr *a, const gfr *b)
+{
+    const uint32_t m[8] = G16_GFR_MODULUS;
+    mont32_sub(r->l, a->l, b->l, m, 8);
+}
+G16_HD void gfr_neg(gfr *r, const gfr *a)
+{
+    const uint32_t m[8] = G16_GFR_MODULUS;
+    mont32_neg(r->l, a->l, m, 8);
+}
+/* Fr multiplication with the special-modulus reduction (224 IMAD). */
+G16_HD void gfr_mul(gfr *r, const gfr *a, const gfr *b)
+{
+    const uint32_t m[8] = G16_GFR_MODULUS;
+    gfr t;
+    mont32_mul(t.l, a->l, b->l, m, G16_GFR_N0, 8, 1);
+    *r = t;
+}
+/* The same product through the generic reduction (for tests of both paths). */
+G16_HD void gfr_mul_generic(gfr *r, const gfr *a, const gfr *b)
+{
+    const uint32_t m[8] = G16_GFR_MODULUS;
+    gfr t;
+    mont32_mul(t.l, a->l, b->l, m, G16_GFR_N0, 8, 0);
+    *r = t;
+}
+G16_HD void gfr_sqr(gfr *r, const gfr *a) { gfr_mul(r, a, a); }
+G16_HD void gfr_set_one(gfr *r)
+{
+    const uint32_t one[8] = G16_GFR_ONE;
+    G16_UNROLL
+    for (int j = 0; j < 8; j++)
+        r->l[j] = one[j];
+}
+
+/* ---------------------------------------------------------------- Fp */
+
+G16_HD void gfp_add(gfp *r, const gfp *a, const gfp *b)
+{
+    const uint32_t m[12] = G16_GFP_MODULUS;
+    mont32_add(r->l, a->l, b->l, m, 12);
+}
+G16_HD void gfp_sub(gfp *r, const gfp *a, const gfp *b)
+{
+    const uint32_t m[12] = G16_GFP_MODULUS;
+    mont32_sub(r->l, a->l, b->l, m, 12);
+}
+G16_HD void gfp_neg(gfp *r, const gfp *a)
+{
+    const uint32_t m[12] = G16_GFP_MODULUS;
+    mont32_neg(r->l, a->l, m, 12);
+}
+G16_HD void gfp_mul(gfp *r, const gfp *a, const gfp *b)
+{
+    const uint32_t m[12] = G16_GFP_MODULUS;
+    gfp t;
+    mont32_mul(t.l, a->l, b->l, m, G16_GFP_N0, 12, 0);
+    *r = t;
+}
+G16_HD void gfp_sqr(gfp *r, const gfp *a) { gfp_mul(r, a, a); }
+G16_HD void gfp_set_one(gfp *r)
+{
+    const uint32_t one[12] = G16_GFP_ONE;
+    G16_UNROLL
+    for (int j = 0; j < 12; j++)
+        r->l[j] = one[j];
+}
+
+#endif /* G16_GPU_FIELD_CUH */

@@ -1,0 +1,317 @@
+/* GPU field arithmetic (gpu/field.cuh) against the CPU field, bit for bit.
+ *
+ * Host part (runs everywhere): the constants against the CPU's; the very source the kernels use,
+ * compiled for the host with each PTX carry instruction emulated, on random inputs and edge
+ * values (0, 1, -1, values near the modulus), for Fr (both reductions) and Fp.
+ * Device part (skipped without a CUDA device): mul, sqr, add, sub, neg kernels on 2^16 random
+ * elements plus the edge values, and the benchmark kernel's own replay check on a short run. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "field/fp.h"
+#include "field/fr.h"
+#include "gpu/field.cuh"
+#include "gpu/gpu.h"
+
+/* ---------------------------------------------------------------- constants */
+
+static void test_constants(void **state)
+{
+    (void)state;
+    const uint32_t rm[8] = G16_GFR_MODULUS, r1[8] = G16_GFR_ONE;
+    const uint32_t pm[12] = G16_GFP_MODULUS, p1[12] = G16_GFP_ONE;
+    /* the 32-bit limbs are the 64-bit ones read from memory: same bits (little-endian host) */
+    assert_memory_equal(rm, g16__fr_modulus, sizeof rm);
+    assert_memory_equal(r1, &g16__fr_one, sizeof r1);
+    assert_memory_equal(pm, g16__fp_modulus, sizeof pm);
+    assert_memory_equal(p1, &g16__fp_one, sizeof p1);
+    assert_int_equal(G16_GFR_N0, (uint32_t)g16__fr_n0);
+    assert_int_equal(G16_GFP_N0, (uint32_t)g16__fp_n0);
+    /* n0 really is -m^-1 mod 2^32 */
+    assert_int_equal((uint32_t)(rm[0] * G16_GFR_N0), 0xffffffffu);
+    assert_int_equal((uint32_t)(pm[0] * G16_GFP_N0), 0xffffffffu);
+    /* the Fr-specific reduction relies on these limbs */
+    assert_int_equal(rm[0], 1u);
+    assert_int_equal(rm[1], 0xffffffffu);
+    assert_int_equal(G16_GFR_N0, 0xffffffffu);
+    /* both moduli leave the top bit free (2m < 2^(32N): no carry out of additions) */
+    assert_true(rm[7] < 0x80000000u && pm[11] < 0x80000000u);
+}
+
+/* ---------------------------------------------------------------- inputs */
+
+/* Random elements with every eighth one an edge value: 0, 1, -1, 2, m-2 in Montgomery form, R^2. */
+static void edge_fr(g16_fr *x, int which)
+{
+    g16_fr one = g16__fr_one;
+    switch (which % 6) {
+    case 0: g16__fr_set_zero(x); break;
+    case 1: *x = one; break;
+    case 2: g16__fr_neg(x, &one); break;
+    case 3: g16__fr_add(x, &one, &one); break;
+    case 4: g16__fr_add(x, &one, &one); g16__fr_neg(x, x); break;
+    default: *x = g16__fr_r2; break;
+    }
+}
+
+static void edge_fp(g16_fp *x, int which)
+{
+    g16_fp one = g16__fp_one;
+    switch (which % 6) {
+    case 0: g16__fp_set_zero(x); break;
+    case 1: *x = one; break;
+    case 2: g16__fp_neg(x, &one); break;
+    case 3: g16__fp_add(x, &one, &one); break;
+    case 4: g16__fp_add(x, &one, &one); g16__fp_neg(x, x); break;
+    default: *x = g16__fp_r2; break;
+    }
+}
+
+static void gen_fr(g16_fr *x, size_t i)
+{
+    if (i % 8 == 7)
+        edge_fr(x, (int)(i / 8));
+    else
+        tu_rand_fr(x);
+}
+
+static void gen_fp(g16_fp *x, size_t i)
+{
+    if (i % 8 == 7)
+        edge_fp(x, (int)(i / 8));
+    else
+        tu_rand_fp(x);
+}
+
+/* CPU reference of op. */
+static void cpu_fr(int op, g16_fr *r, const g16_fr *a, const g16_fr *b)
+{
+    switch (op) {
+    case G16__GPU_OP_MUL: g16__fr_mul(r, a, b); break;
+    case G16__GPU_OP_SQR: g16__fr_sqr(r, a); break;
+    case G16__GPU_OP_ADD: g16__fr_add(r, a, b); break;
+    case G16__GPU_OP_SUB: g16__fr_sub(r, a, b); break;
+    default: g16__fr_neg(r, a); break;
+    }
+}
+
+static void cpu_fp(int op, g16_fp *r, const g16_fp *a, const g16_fp *b)
+{
+    switch (op) {
+    case G16__GPU_OP_MUL: g16__fp_mul(r, a, b); break;
+    case G16__GPU_OP_SQR: g16__fp_sqr(r, a); break;
+    case G16__GPU_OP_ADD: g16__fp_add(r, a, b); break;
+    case G16__GPU_OP_SUB: g16__fp_sub(r, a, b); break;
+    default: g16__fp_neg(r, a); break;
+    }
+}
+
+static const char *op_name[] = {"mul", "sqr", "add", "sub", "neg"};
+
+/* ---------------------------------------------------------------- host emulation */
+
+static void emu_fr(int op, gfr *r, const gfr *a, const gfr *b)
+{
+    switch (op) {
+    case G16__GPU_OP_MUL: gfr_mul(r, a, b); break;
+    case G16__GPU_OP_SQR: gfr_sqr(r, a); break;
+    case G16__GPU_OP_ADD: gfr_add(r, a, b); break;
+    case G16__GPU_OP_SUB: gfr_sub(r, a, b); break;
+    default: gfr_neg(r, a); break;
+    }
+}
+
+static void emu_fp(int op, gfp *r, const gfp *a, const gfp *b)
+{
+    switch (op) {
+    case G16__GPU_OP_MUL: gfp_mul(r, a, b); break;
+    case G16__GPU_OP_SQR: gfp_sqr(r, a); break;
+    case G16__GPU_OP_ADD: gfp_add(r, a, b); break;
+    case G16__GPU_OP_SUB: gfp_sub(r, a, b); break;
+    default: gfp_neg(r, a); break;
+    }
+}
+
+static void test_host_fr(void **state)
+{
+    (void)state;
+    int iters = tu_iters(20000);
+    for (int i = 0; i < iters; i++) {
+        g16_fr a, b, want;
+        gen_fr(&a, (size_t)i);
+        gen_fr(&b, (size_t)i * 5 + 3);
+        gfr x, y, z;
+        memcpy(&x, &a, sizeof x);
+        memcpy(&y, &b, sizeof y);
+        for (int op = 0; op < G16__GPU_OP_COUNT; op++) {
+            cpu_fr(op, &want, &a, &b);
+            emu_fr(op, &z, &x, &y);
+            if (memcmp(&z, &want, sizeof z) != 0)
+                fail_msg("fr %s differs from the CPU at iteration %d", op_name[op], i);
+        }
+        g16__fr_mul(&want, &a, &b);
+        gfr_mul_generic(&z, &x, &y);
+        if (memcmp(&z, &want, sizeof z) != 0)
+            fail_msg("fr mul (generic reduction) differs from the CPU at iteration %d", i);
+        gfr_mul(&x, &x, &y); /* aliasing: output = first input */
+        assert_memory_equal(&x, &want, sizeof x);
+    }
+}
+
+static void test_host_fp(void **state)
+{
+    (void)state;
+    int iters = tu_iters(10000);
+    for (int i = 0; i < iters; i++) {
+        g16_fp a, b, want;
+        gen_fp(&a, (size_t)i);
+        gen_fp(&b, (size_t)i * 3 + 1);
+        gfp x, y, z;
+        memcpy(&x, &a, sizeof x);
+        memcpy(&y, &b, sizeof y);
+        for (int op = 0; op < G16__GPU_OP_COUNT; op++) {
+            cpu_fp(op, &want, &a, &b);
+            emu_fp(op, &z, &x, &y);
+            if (memcmp(&z, &want, sizeof z) != 0)
+                fail_msg("fp %s differs from the CPU at iteration %d", op_name[op], i);
+        }
+    }
+}
+
+/* All pairs of edge values (the random loop meets each only with random partners). */
+static void test_host_edges(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            g16_fr a, b, want;
+            edge_fr(&a, i);
+            edge_fr(&b, j);
+            g16_fp c, d, wantp;
+            edge_fp(&c, i);
+            edge_fp(&d, j);
+            gfr x, y, z;
+            gfp u, v, w;
+            memcpy(&x, &a, sizeof x);
+            memcpy(&y, &b, sizeof y);
+            memcpy(&u, &c, sizeof u);
+            memcpy(&v, &d, sizeof v);
+            for (int op = 0; op < G16__GPU_OP_COUNT; op++) {
+                cpu_fr(op, &want, &a, &b);
+                emu_fr(op, &z, &x, &y);
+                assert_memory_equal(&z, &want, sizeof z);
+                cpu_fp(op, &wantp, &c, &d);
+                emu_fp(op, &w, &u, &v);
+                assert_memory_equal(&w, &wantp, sizeof w);
+            }
+        }
+}
+
+/* ---------------------------------------------------------------- device */
+
+static g16__gpu *dev_open_or_skip(void)
+{
+    g16__gpu *g = NULL;
+    g16_error err = {0, ""};
+    g16_status st = g16__gpu_open(&g, 0, &err);
+    if (st == G16_ERR_NO_DEVICE) {
+        printf("no CUDA device: skipped (%s)\n", err.msg);
+        skip();
+    }
+    if (st != G16_OK)
+        fail_msg("gpu open: %s: %s", g16_strerror(st), err.msg);
+    g16__gpu_info info;
+    g16__gpu_get_info(g, &info);
+    printf("  device %d: %s, sm_%d%d, %d SMs, %.1f GiB\n", info.device, info.name, info.cc_major, info.cc_minor,
+           info.sm_count, (double)info.total_bytes / (1 << 30));
+    return g;
+}
+
+#define DEV_N ((size_t)1 << 16)
+
+static void test_dev_fr(void **state)
+{
+    (void)state;
+    g16__gpu *g = dev_open_or_skip();
+    g16_fr *a = malloc(DEV_N * sizeof *a), *b = malloc(DEV_N * sizeof *b), *r = malloc(DEV_N * sizeof *r);
+    assert_true(a && b && r);
+    for (size_t i = 0; i < DEV_N; i++) {
+        gen_fr(&a[i], i);
+        gen_fr(&b[i], i * 7 + 5);
+    }
+    g16_error err = {0, ""};
+    for (int op = 0; op < G16__GPU_OP_COUNT; op++) {
+        memset(r, 0xa5, DEV_N * sizeof *r); /* poison: every element must be written */
+        if (g16__gpu_fr_op(g, (g16__gpu_op)op, r, a, b, DEV_N, &err) != G16_OK)
+            fail_msg("gpu fr %s: %s", op_name[op], err.msg);
+        for (size_t i = 0; i < DEV_N; i++) {
+            g16_fr want;
+            cpu_fr(op, &want, &a[i], &b[i]);
+            if (memcmp(&r[i], &want, sizeof want) != 0)
+                fail_msg("gpu fr %s: element %zu differs from the CPU", op_name[op], i);
+        }
+    }
+    assert_int_equal(g16__gpu_fr_op(g, G16__GPU_OP_COUNT, r, a, b, 1, &err), G16_ERR_ARG);
+    free(a);
+    free(b);
+    free(r);
+    g16__gpu_close(g);
+}
+
+static void test_dev_fp(void **state)
+{
+    (void)state;
+    g16__gpu *g = dev_open_or_skip();
+    g16_fp *a = malloc(DEV_N * sizeof *a), *b = malloc(DEV_N * sizeof *b), *r = malloc(DEV_N * sizeof *r);
+    assert_true(a && b && r);
+    for (size_t i = 0; i < DEV_N; i++) {
+        gen_fp(&a[i], i);
+        gen_fp(&b[i], i * 7 + 5);
+    }
+    g16_error err = {0, ""};
+    for (int op = 0; op < G16__GPU_OP_COUNT; op++) {
+        memset(r, 0x5a, DEV_N * sizeof *r);
+        if (g16__gpu_fp_op(g, (g16__gpu_op)op, r, a, b, DEV_N, &err) != G16_OK)
+            fail_msg("gpu fp %s: %s", op_name[op], err.msg);
+        for (size_t i = 0; i < DEV_N; i++) {
+            g16_fp want;
+            cpu_fp(op, &want, &a[i], &b[i]);
+            if (memcmp(&r[i], &want, sizeof want) != 0)
+                fail_msg("gpu fp %s: element %zu differs from the CPU", op_name[op], i);
+        }
+    }
+    free(a);
+    free(b);
+    free(r);
+    g16__gpu_close(g);
+}
+
+/* The throughput kernels replay three threads' chains on the CPU themselves. */
+static void test_dev_bench_kernels(void **state)
+{
+    (void)state;
+    g16__gpu *g = dev_open_or_skip();
+    g16_error err = {0, ""};
+    for (int field = 0; field < 3; field++) {
+        double per_s = 0;
+        uint32_t check = 0;
+        if (g16__gpu_mul_bench(g, field, 64, &per_s, &check, &err) != G16_OK)
+            fail_msg("gpu mul bench field %d: %s", field, err.msg);
+        assert_true(per_s > 0);
+    }
+    g16__gpu_close(g);
+}
+
+int main(void)
+{
+    tu_seed("test_gpu_field");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_constants),  cmocka_unit_test(test_host_fr),  cmocka_unit_test(test_host_fp),
+        cmocka_unit_test(test_host_edges), cmocka_unit_test(test_dev_fr),   cmocka_unit_test(test_dev_fp),
+        cmocka_unit_test(test_dev_bench_kernels),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
