@@ -1,0 +1,294 @@
+/* The GPU NTT: kernels around the phases of ntt_core.cuh, domains, and the entry points of gpu.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu_internal.cuh"
+#include "gpu/ntt_core.cuh"
+#include "gpu/ntt_tables.h"
+
+#define NTT_THREADS_DEFAULT 256
+
+struct g16__gpu_ntt {
+    g16__gpu *g;
+    unsigned log_n;
+    gfr *tables;       /* device: the layout of ntt_tables.h */
+    ntt_tables tb;     /* pointers into it */
+    unsigned threads;  /* threads per pass block */
+};
+
+/* One pass: load, the stages (each followed by a barrier), store. */
+__global__ static void __launch_bounds__(512) ntt_pass_kernel(const __grid_constant__ ntt_pass p)
+{
+    extern __shared__ g16_u4 sm[];
+    uint32_t blk = blockIdx.x, v = blockIdx.y, t = threadIdx.x, T = blockDim.x;
+    ntt_phase_load(&p, blk, v, t, T, sm);
+    __syncthreads();
+    if (p.kind != G16_PASS_DIT) {
+        for (uint32_t u = p.s; u-- > 0;) {
+            ntt_phase_dif(&p, u, t, T, sm);
+            __syncthreads();
+        }
+    }
+    if (p.kind == G16_PASS_DIF_DIT) {
+        ntt_phase_mid(&p, blk, t, T, sm);
+        __syncthreads();
+    }
+    if (p.kind != G16_PASS_DIF) {
+        for (uint32_t u = 0; u < p.s; u++) {
+            ntt_phase_dit(&p, u, t, T, sm);
+            __syncthreads();
+        }
+    }
+    ntt_phase_store(&p, blk, v, t, T, sm);
+}
+
+__global__ static void __launch_bounds__(256) ntt_bitrev_kernel(const __grid_constant__ ntt_pass p)
+{
+    extern __shared__ g16_u4 sm[];
+    if (!ntt_br_tiled(p.log_n)) {
+        ntt_phase_br_small(&p, blockIdx.y, threadIdx.x);
+        return;
+    }
+    if (!ntt_phase_br_load(&p, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x, sm))
+        return; /* the whole block: its tile pair belongs to another block */
+    __syncthreads();
+    ntt_phase_br_store(&p, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x, sm);
+}
+
+static g16_status run_launches(g16__gpu_ntt *d, const ntt_launch *L, uint32_t cnt, g16_error *err)
+{
+    g16_status st = G16_OK;
+    cudaStream_t s = d->g->stream;
+    G16_CU(cudaSetDevice(d->g->device));
+    for (uint32_t q = 0; q < cnt; q++) {
+        dim3 grid(L[q].blocks, L[q].nvec);
+        if (L[q].type == G16_LAUNCH_PASS) {
+            size_t smem = (size_t)2 * ntt_elems(&L[q].p) * sizeof(g16_u4);
+            G16_CU_LAUNCH(ntt_pass_kernel<<<grid, d->threads, smem, s>>>(L[q].p));
+        } else {
+            size_t smem = (size_t)2 * G16_NTT_BR_CAP * sizeof(g16_u4);
+            G16_CU_LAUNCH(ntt_bitrev_kernel<<<grid, 256, smem, s>>>(L[q].p));
+        }
+    }
+cleanup:
+    return st;
+}
+
+extern "C" unsigned g16__gpu_ntt_log_n(const g16__gpu_ntt *d) { return d->log_n; }
+
+extern "C" void g16__gpu_ntt_destroy(g16__gpu_ntt *d)
+{
+    if (!d)
+        return;
+    g16__gpu_free(d->g, d->tables);
+    free(d);
+}
+
+extern "C" g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsigned log_n,
+                                          const g16_fr *root_generator, const g16_fr *coset_shift, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__gpu_ntt *d = NULL;
+    g16__gpu_ntt_host_tables ht;
+    g16__gpu_plan plan;
+    size_t bytes = 0;
+    memset(&ht, 0, sizeof ht);
+    if (!out || !g) {
+        st = g16__error(err, G16_ERR_ARG, "gpu ntt: NULL %s", out ? "context" : "output pointer");
+        goto cleanup;
+    }
+    *out = NULL;
+    st = g16__gpu_ntt_tables_build(&ht, log_n, root_generator, coset_shift, err);
+    if (st != G16_OK)
+        goto cleanup;
+    bytes = ht.total * sizeof(g16_fr);
+    g16__gpu_plan_init(&plan);
+    g16__gpu_plan_add(&plan, "ntt tables", bytes);
+    st = g16__gpu_plan_check(g, &plan, err);
+    if (st != G16_OK)
+        goto cleanup;
+    d = (g16__gpu_ntt *)calloc(1, sizeof *d);
+    if (!d) {
+        st = g16__error(err, G16_ERR_NOMEM, "gpu ntt: domain struct");
+        goto cleanup;
+    }
+    d->g = g;
+    d->log_n = log_n;
+    d->threads = NTT_THREADS_DEFAULT;
+    st = g16__gpu_alloc(g, (void **)&d->tables, bytes, "ntt tables", err);
+    if (st != G16_OK)
+        goto cleanup;
+    G16_CU(cudaMemcpyAsync(d->tables, ht.buf, bytes, cudaMemcpyHostToDevice, g->stream));
+    G16_CU(cudaStreamSynchronize(g->stream)); /* ht.buf is freed below */
+    G16_CU(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)(2 * sizeof(g16_u4) << G16_NTT_ELEMS_LOG)));
+    ntt_tables_init(&d->tb, &ht, d->tables);
+    *out = d;
+    d = NULL;
+cleanup:
+    g16__gpu_ntt_tables_free(&ht);
+    g16__gpu_ntt_destroy(d);
+    return st;
+}
+
+extern "C" g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads)
+{
+    if (threads < 32 || threads > 512 || (threads & 31))
+        return G16_ERR_ARG;
+    d->threads = threads;
+    return G16_OK;
+}
+
+extern "C" g16_status g16__gpu_ntt_device(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *const *x, size_t count,
+                                          g16_error *err)
+{
+    if (!d || !x || (unsigned)kind >= G16__GPU_NTT_KIND_COUNT)
+        return g16__error(err, G16_ERR_ARG, "gpu ntt: NULL domain or vectors, or bad kind %d", (int)kind);
+    for (size_t i = 0; i < count; i++)
+        if (!x[i])
+            return g16__error(err, G16_ERR_ARG, "gpu ntt: vector %zu is NULL", i);
+    for (size_t i = 0; i < count; i += G16_NTT_MAX_VEC) {
+        uint32_t nv = (uint32_t)(count - i < G16_NTT_MAX_VEC ? count - i : G16_NTT_MAX_VEC);
+        ntt_launch L[G16_NTT_MAX_LAUNCHES];
+        uint32_t cnt = ntt_plan_transform(&d->tb, (uint32_t)kind, (gfr *const *)(x + i), nv, L);
+        g16_status st = run_launches(d, L, cnt, err);
+        if (st != G16_OK)
+            return st;
+    }
+    return G16_OK;
+}
+
+extern "C" g16_status g16__gpu_ntt_groth16_h_device(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c,
+                                                    g16_error *err)
+{
+    if (!d || !a || !b || !c)
+        return g16__error(err, G16_ERR_ARG, "gpu groth16 H: NULL domain or vector");
+    ntt_launch L[G16_NTT_MAX_LAUNCHES];
+    uint32_t cnt = ntt_plan_h(&d->tb, (gfr *)a, (gfr *)b, (gfr *)c, L);
+    return run_launches(d, L, cnt, err);
+}
+
+/* Device buffer for `nvec` vectors of the domain, after checking the plan. */
+static g16_status alloc_vectors(g16__gpu_ntt *d, size_t nvec, const char *what, g16_fr **buf, g16_error *err)
+{
+    g16__gpu_plan plan;
+    size_t bytes = nvec * (sizeof(g16_fr) << d->log_n);
+    g16__gpu_plan_init(&plan);
+    g16__gpu_plan_add(&plan, what, bytes);
+    g16_status st = g16__gpu_plan_check(d->g, &plan, err);
+    if (st != G16_OK)
+        return st;
+    return g16__gpu_alloc(d->g, (void **)buf, bytes, what, err);
+}
+
+extern "C" g16_status g16__gpu_ntt_host(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *const *x, size_t count,
+                                        g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16_fr *buf = NULL;
+    size_t n, chunk;
+    if (!d || !x || (unsigned)kind >= G16__GPU_NTT_KIND_COUNT)
+        return g16__error(err, G16_ERR_ARG, "gpu ntt: NULL domain or vectors, or bad kind %d", (int)kind);
+    n = (size_t)1 << d->log_n;
+    chunk = count < G16_NTT_MAX_VEC ? count : G16_NTT_MAX_VEC;
+    if (count == 0)
+        return G16_OK;
+    st = alloc_vectors(d, chunk, "ntt vectors", &buf, err);
+    if (st != G16_OK)
+        goto cleanup;
+    for (size_t i = 0; i < count; i += chunk) {
+        size_t nv = count - i < chunk ? count - i : chunk;
+        g16_fr *dx[G16_NTT_MAX_VEC];
+        for (size_t v = 0; v < nv; v++) {
+            dx[v] = buf + v * n;
+            if (!x[i + v]) {
+                st = g16__error(err, G16_ERR_ARG, "gpu ntt: vector %zu is NULL", i + v);
+                goto cleanup;
+            }
+            G16_CU(cudaMemcpyAsync(dx[v], x[i + v], n * sizeof(g16_fr), cudaMemcpyHostToDevice, d->g->stream));
+        }
+        st = g16__gpu_ntt_device(d, kind, dx, nv, err);
+        if (st != G16_OK)
+            goto cleanup;
+        for (size_t v = 0; v < nv; v++)
+            G16_CU(cudaMemcpyAsync(x[i + v], dx[v], n * sizeof(g16_fr), cudaMemcpyDeviceToHost, d->g->stream));
+        G16_CU(cudaStreamSynchronize(d->g->stream));
+    }
+cleanup:
+    g16__gpu_free(d->g, buf);
+    return st;
+}
+
+extern "C" g16_status g16__gpu_ntt_groth16_h_host(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16_fr *buf = NULL;
+    size_t n, bytes;
+    if (!d || !a || !b || !c)
+        return g16__error(err, G16_ERR_ARG, "gpu groth16 H: NULL domain or vector");
+    n = (size_t)1 << d->log_n;
+    bytes = n * sizeof(g16_fr);
+    st = alloc_vectors(d, 3, "groth16 H vectors a, b, c", &buf, err);
+    if (st != G16_OK)
+        goto cleanup;
+    G16_CU(cudaMemcpyAsync(buf, a, bytes, cudaMemcpyHostToDevice, d->g->stream));
+    G16_CU(cudaMemcpyAsync(buf + n, b, bytes, cudaMemcpyHostToDevice, d->g->stream));
+    G16_CU(cudaMemcpyAsync(buf + 2 * n, c, bytes, cudaMemcpyHostToDevice, d->g->stream));
+    st = g16__gpu_ntt_groth16_h_device(d, buf, buf + n, buf + 2 * n, err);
+    if (st != G16_OK)
+        goto cleanup;
+    G16_CU(cudaMemcpyAsync(a, buf, bytes, cudaMemcpyDeviceToHost, d->g->stream));
+    G16_CU(cudaStreamSynchronize(d->g->stream));
+cleanup:
+    g16__gpu_free(d->g, buf);
+    return st;
+}
+
+extern "C" g16_status g16__gpu_ntt_profile(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *x, g16_fr *b,
+                                           g16_fr *c, double *ms, char (*what)[64], size_t cap, size_t *count,
+                                           g16_error *err)
+{
+    g16_status st = G16_OK;
+    ntt_launch L[G16_NTT_MAX_LAUNCHES];
+    cudaEvent_t ev[G16_NTT_MAX_LAUNCHES + 1];
+    uint32_t cnt = 0, made = 0;
+    *count = 0;
+    if (!d || !x || (unsigned)kind > G16__GPU_NTT_KIND_COUNT || (kind == G16__GPU_NTT_KIND_COUNT && (!b || !c)))
+        return g16__error(err, G16_ERR_ARG, "gpu ntt profile: bad arguments");
+    if (kind == G16__GPU_NTT_KIND_COUNT)
+        cnt = ntt_plan_h(&d->tb, (gfr *)x, (gfr *)b, (gfr *)c, L);
+    else {
+        gfr *xs[1] = {(gfr *)x};
+        cnt = ntt_plan_transform(&d->tb, (uint32_t)kind, xs, 1, L);
+    }
+    for (; made <= cnt; made++)
+        G16_CU(cudaEventCreate(&ev[made]));
+    G16_CU(cudaEventRecord(ev[0], d->g->stream));
+    for (uint32_t q = 0; q < cnt; q++) {
+        st = run_launches(d, &L[q], 1, err);
+        if (st != G16_OK)
+            goto cleanup;
+        G16_CU(cudaEventRecord(ev[q + 1], d->g->stream));
+    }
+    G16_CU(cudaEventSynchronize(ev[cnt]));
+    for (uint32_t q = 0; q < cnt && q < cap; q++) {
+        float f = 0;
+        G16_CU(cudaEventElapsedTime(&f, ev[q], ev[q + 1]));
+        ms[q] = f;
+        const ntt_pass *p = &L[q].p;
+        static const char *kn[3] = {"dif", "dit", "dif+dit"};
+        if (L[q].type == G16_LAUNCH_PASS)
+            snprintf(what[q], 64, "pass %s%s s=%u lo_bit=%u G=%u blocks=%u vec=%u%s", kn[p->kind],
+                     p->inverse ? " inv" : "", p->s, p->lo_bit, 1u << p->log_g, L[q].blocks, L[q].nvec,
+                     p->abc ? " +abc" : "");
+        else
+            snprintf(what[q], 64, "bitrev blocks=%u vec=%u%s", L[q].blocks, L[q].nvec,
+                     p->store.mode ? " +scale" : "");
+    }
+    *count = cnt;
+cleanup:
+    for (uint32_t q = 0; q < made; q++)
+        cudaEventDestroy(ev[q]);
+    return st;
+}

@@ -1,0 +1,615 @@
+/*
+ * The GPU NTT's algorithm, in the C subset shared by CUDA and C11 (like field.cuh): the kernels
+ * in ntt.cu are thin wrappers around the phase functions here, and tests/test_gpu_ntt.c runs the
+ * same phases on the host (thread by thread, barrier by barrier) against poly/ntt.h, so that the
+ * index and twiddle arithmetic is checked on any machine.
+ *
+ * Transform structure (n = 2^k, k <= 28). A DIF transform (natural order in, bit-reversed out)
+ * runs its k radix-2 stages in P passes over global memory, top bits first; a DIT transform
+ * (bit-reversed in, natural out) runs them bottom bits first. A pass covers the index bits
+ * [lo_bit, lo_bit + s): it splits the vector into lines of 2^s elements at stride 2^lo_bit (one
+ * line per value of the other bits), and a block loads G lines (G·2^s <= 2^11 elements, 64 KiB of
+ * shared memory), runs the s stages in shared memory and stores them back.
+ *
+ * Twiddles. Global DIF/DIT stage h = 2^(lo_bit+u) multiplies by ω^(j·n/2h), j = i mod h =
+ * (m mod 2^u)·2^lo_bit + lo (m: position in the line, lo: the line's low index bits). That is
+ * ω_{2^(u+1)}^(m mod 2^u) (the line's own size-2^s transform: table w_small) times a factor that
+ * depends only on lo and u. Those factors are common to both inputs of every later butterfly of
+ * the pass, so they commute out: a DIF pass multiplies output m by ω_{2^(lo_bit+s)}^(lo·rev_s(m))
+ * at the store, a DIT pass input m by the same at the load (one multiplication per element, for
+ * passes with lo_bit > 0 only). The factor comes from w_direct (roots of order 2^t, t = min(k,
+ * 19): exact for every pass but the top one when k > 19) times, for the top pass, w_lo (ω^j,
+ * j < 2^(k-t)). Stage u = 0 has no twiddle at all.
+ *
+ * Pass split: P = 1 for k <= 11, else 1 + ceil((k-11)/10) passes of nearly equal size (bottom pass
+ * <= 11 bits, the others <= 10): 2^27 = 9 + 9 + 9 bits, 2^28 = 9 + 9 + 10. At most 4 passes.
+ *
+ * Fused work (no extra pass over memory): scalings by c0 or by s0·X^idx (two-level tables hi/lo,
+ * idx the element's natural or bit-reversed index) at a pass's load or store or in the middle of a
+ * DIF→DIT pass; the bit reversal inside the pass when one line is the whole vector (P = 1); the
+ * Groth16 pointwise step a·b − c at the store of c's last pass. Larger bit reversals are a
+ * separate in-place tiled kernel (pairs of 16×16 tiles swapped through shared memory).
+ *
+ * The launch sequences (ntt_plan_*) are built here too, so the host simulation runs exactly what
+ * the device runs.
+ */
+#ifndef G16_GPU_NTT_CORE_CUH
+#define G16_GPU_NTT_CORE_CUH
+
+#include <stdint.h>
+#include <string.h>
+
+#include "gpu/field.cuh"
+#include "gpu/ntt_tables.h"
+
+#define G16_NTT_MAX_LOG 28
+#define G16_NTT_SMAX 11       /* stages in one pass at most; w_small has 2^(SMAX-1) entries */
+#define G16_NTT_SUPPER 10     /* stages of a pass with lo_bit > 0 at most */
+#define G16_NTT_ELEMS_LOG 11  /* elements per block (64 KiB of shared memory) */
+#define G16_NTT_TMAX 19       /* w_direct holds roots of order 2^min(k, TMAX) */
+#define G16_NTT_MAX_VEC 8     /* vectors per launch */
+#define G16_NTT_MAX_PASSES 4
+#define G16_NTT_MAX_LAUNCHES 24
+#define G16_NTT_BR_Q 4        /* bit-reversal tiles are 2^Q x 2^Q */
+#define G16_NTT_BR_CAP (2u << (2 * G16_NTT_BR_Q)) /* elements in a bit-reversal block */
+
+/* scale modes */
+#define G16_SCALE_NONE 0u
+#define G16_SCALE_CONST 1u /* x *= c0 */
+#define G16_SCALE_POW 2u   /* x *= hi[idx >> bits] · lo[idx & (2^bits - 1)], idx = i or rev_k(i) */
+
+/* pass kinds */
+#define G16_PASS_DIF 0u
+#define G16_PASS_DIT 1u
+#define G16_PASS_DIF_DIT 2u /* inverse DIF, mid scale, forward DIT on the same lines (lo_bit = 0) */
+#define G16_LAUNCH_PASS 0u
+#define G16_LAUNCH_BITREV 1u
+
+/* host-only helpers (launch plans) */
+#define G16_HOST static inline
+
+/* scale-table sets of a domain */
+#define G16_SC_COSET_FWD 0 /* s0 = 1, X = g */
+#define G16_SC_COSET_INV 1 /* s0 = n^-1, X = g^-1 */
+#define G16_SC_H_IN 2      /* s0 = n^-1, X = g (coefficients -> coset) */
+#define G16_SC_H_OUT 3     /* s0 = n^-1·(g^n - 1)^-1, X = g^-1 */
+#define G16_SC_SETS 4
+
+#if defined(__CUDACC__)
+typedef uint4 g16_u4;
+#else
+typedef struct {
+    uint32_t x, y, z, w;
+} g16_u4;
+#endif
+
+typedef struct {
+    uint32_t mode, rev, bits;
+    const gfr *hi, *lo;
+    gfr c0;
+} ntt_scale;
+
+typedef struct {
+    gfr *x[G16_NTT_MAX_VEC]; /* vector v = blockIdx.y */
+    gfr *abc_a;              /* abc: a[i] <- a[i]·b[i] - (this pass's output); x[v] is not written */
+    const gfr *abc_b;
+    uint32_t log_n, lo_bit, s, log_g;
+    uint32_t kind, inverse, store_bitrev, abc;
+    uint32_t log_t;
+    const gfr *w_small_dif, *w_small_dit; /* for DIF stages, for DIT stages */
+    const gfr *w_direct, *w_lo;           /* pass factors (the DIF's roots; DIT's for a DIT pass) */
+    ntt_scale load, mid, store;
+} ntt_pass;
+
+typedef struct {
+    uint32_t type, nvec, blocks;
+    ntt_pass p; /* for BITREV: x[], log_n, store (idx = destination) */
+} ntt_launch;
+
+/* Pointers to a domain's tables (device memory on the device, host memory in the simulation). */
+typedef struct {
+    uint32_t log_n, log_t, sc_bits;
+    const gfr *w_small[2]; /* [0]: ω_{2^SMAX}^j, [1]: ω_{2^SMAX}^-j, j < 2^(SMAX-1) */
+    const gfr *w_direct[2];
+    const gfr *w_lo[2];
+    const gfr *sc_hi[G16_SC_SETS], *sc_lo[G16_SC_SETS];
+    gfr n_inv;
+    uint32_t split_b; /* 0, or a smaller bottom-pass size (tests) */
+} ntt_tables;
+
+/* Table pointers for tables laid out as h describes, starting at base (device or host memory). */
+G16_HOST void ntt_tables_init(ntt_tables *tb, const g16__gpu_ntt_host_tables *h, const gfr *base)
+{
+    memset(tb, 0, sizeof *tb);
+    tb->log_n = h->log_n;
+    tb->log_t = h->log_t;
+    tb->sc_bits = h->sc_bits;
+    for (int d = 0; d < 2; d++) {
+        tb->w_small[d] = base + h->small[d];
+        tb->w_direct[d] = base + h->direct[d];
+        tb->w_lo[d] = base + h->lo[d];
+    }
+    for (int q = 0; q < G16_SC_SETS; q++) {
+        tb->sc_hi[q] = base + h->sc_hi[q];
+        tb->sc_lo[q] = base + h->sc_lo[q];
+    }
+    memcpy(&tb->n_inv, &h->n_inv, sizeof tb->n_inv);
+}
+
+/* ---------------------------------------------------------------- small helpers */
+
+G16_HD uint32_t ntt_rev(uint32_t x, uint32_t bits)
+{
+    if (bits == 0)
+        return 0;
+#if defined(G16_PTX)
+    return __brev(x) >> (32 - bits);
+#else
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+    x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+    x = (x >> 16) | (x << 16);
+    return x >> (32 - bits);
+#endif
+}
+
+/* Global memory: an element as two 16-byte vectors (device) / memcpy (host, no aliasing games). */
+G16_HD gfr ntt_ld(const gfr *p)
+{
+    gfr r;
+#if defined(G16_PTX)
+    const uint4 *q = (const uint4 *)p;
+    uint4 a = q[0], b = q[1];
+    r.l[0] = a.x; r.l[1] = a.y; r.l[2] = a.z; r.l[3] = a.w;
+    r.l[4] = b.x; r.l[5] = b.y; r.l[6] = b.z; r.l[7] = b.w;
+#else
+    memcpy(&r, p, sizeof r);
+#endif
+    return r;
+}
+
+/* Read-only tables (through the non-coherent cache on the device). */
+G16_HD gfr ntt_ld_tab(const gfr *p)
+{
+#if defined(G16_PTX)
+    gfr r;
+    const uint4 *q = (const uint4 *)p;
+    uint4 a = __ldg(q), b = __ldg(q + 1);
+    r.l[0] = a.x; r.l[1] = a.y; r.l[2] = a.z; r.l[3] = a.w;
+    r.l[4] = b.x; r.l[5] = b.y; r.l[6] = b.z; r.l[7] = b.w;
+    return r;
+#else
+    return ntt_ld(p);
+#endif
+}
+
+G16_HD void ntt_st(gfr *p, const gfr *v)
+{
+#if defined(G16_PTX)
+    uint4 *q = (uint4 *)p;
+    q[0] = make_uint4(v->l[0], v->l[1], v->l[2], v->l[3]);
+    q[1] = make_uint4(v->l[4], v->l[5], v->l[6], v->l[7]);
+#else
+    memcpy(p, v, sizeof *v);
+#endif
+}
+
+/* Shared memory: element e's two halves at sm[e] and sm[cap + e] (cap = elements per block), so
+ * that consecutive elements are consecutive 16-byte words (no bank conflicts). */
+G16_HD gfr ntt_sget(const g16_u4 *sm, uint32_t cap, uint32_t e)
+{
+    gfr r;
+    g16_u4 a = sm[e], b = sm[cap + e];
+    r.l[0] = a.x; r.l[1] = a.y; r.l[2] = a.z; r.l[3] = a.w;
+    r.l[4] = b.x; r.l[5] = b.y; r.l[6] = b.z; r.l[7] = b.w;
+    return r;
+}
+
+G16_HD void ntt_sput(g16_u4 *sm, uint32_t cap, uint32_t e, const gfr *v)
+{
+    g16_u4 a, b;
+    a.x = v->l[0]; a.y = v->l[1]; a.z = v->l[2]; a.w = v->l[3];
+    b.x = v->l[4]; b.y = v->l[5]; b.z = v->l[6]; b.w = v->l[7];
+    sm[e] = a;
+    sm[cap + e] = b;
+}
+
+/* x *= the scale for global index i. */
+G16_HD void ntt_apply_scale(const ntt_scale *sc, uint32_t log_n, uint32_t i, gfr *x)
+{
+    if (sc->mode == G16_SCALE_CONST) {
+        gfr_mul(x, x, &sc->c0);
+    } else if (sc->mode == G16_SCALE_POW) {
+        uint32_t idx = sc->rev ? ntt_rev(i, log_n) : i;
+        gfr h = ntt_ld_tab(&sc->hi[idx >> sc->bits]);
+        gfr l = ntt_ld_tab(&sc->lo[idx & ((1u << sc->bits) - 1)]);
+        gfr_mul(&h, &h, &l);
+        gfr_mul(x, x, &h);
+    }
+}
+
+/* The pass factor ω_{2^(lo_bit+s)}^(lo·r) as a power of ω_n: E = lo·r·2^(k-lo_bit-s). */
+G16_HD void ntt_apply_factor(const ntt_pass *p, uint32_t lo, uint32_t r, gfr *x)
+{
+    uint32_t k = p->log_n, b = k - p->log_t;
+    uint32_t E = (lo * r) << (k - p->lo_bit - p->s);
+    gfr w = ntt_ld_tab(&p->w_direct[E >> b]);
+    if (p->lo_bit + p->s > p->log_t) { /* only the top pass when k > TMAX */
+        gfr v = ntt_ld_tab(&p->w_lo[E & ((1u << b) - 1)]);
+        gfr_mul(&w, &w, &v);
+    }
+    gfr_mul(x, x, &w);
+}
+
+/* ---------------------------------------------------------------- pass geometry */
+
+G16_HD uint32_t ntt_elems(const ntt_pass *p) { return 1u << (p->s + p->log_g); }
+
+/* Element number l of the block (l < 2^(s+log_g)) -> line c and position m. Consecutive l are
+ * consecutive addresses where possible: across lines when lines are interleaved (lo_bit >=
+ * log_g > 0), along a line otherwise. */
+G16_HD void ntt_elem(const ntt_pass *p, uint32_t l, uint32_t *c, uint32_t *m)
+{
+    if (p->lo_bit >= p->log_g && p->lo_bit > 0) {
+        *c = l & ((1u << p->log_g) - 1);
+        *m = l >> p->log_g;
+    } else {
+        *m = l & ((1u << p->s) - 1);
+        *c = l >> p->s;
+    }
+}
+
+/* Line c of block `blk`: its low bits lo and the global index of its element 0. */
+G16_HD uint32_t ntt_line(const ntt_pass *p, uint32_t blk, uint32_t c, uint32_t *lo)
+{
+    uint32_t q = (blk << p->log_g) + c;
+    *lo = q & ((1u << p->lo_bit) - 1);
+    uint32_t hi = q >> p->lo_bit;
+    return (hi << (p->lo_bit + p->s)) | *lo;
+}
+
+/* ---------------------------------------------------------------- pass phases */
+
+/* Phase 1: global -> shared, with the load scale and the DIT pass factor. */
+G16_HD void ntt_phase_load(const ntt_pass *p, uint32_t blk, uint32_t v, uint32_t t, uint32_t nthr, g16_u4 *sm)
+{
+    const gfr *x = p->x[v];
+    uint32_t E = ntt_elems(p);
+    for (uint32_t l = t; l < E; l += nthr) {
+        uint32_t c, m, lo;
+        ntt_elem(p, l, &c, &m);
+        uint32_t i = ntt_line(p, blk, c, &lo) + (m << p->lo_bit);
+        gfr a = ntt_ld(&x[i]);
+        ntt_apply_scale(&p->load, p->log_n, i, &a);
+        if (p->kind == G16_PASS_DIT && p->lo_bit > 0)
+            ntt_apply_factor(p, lo, ntt_rev(m, p->s), &a);
+        ntt_sput(sm, E, (c << p->s) + m, &a);
+    }
+}
+
+/* Butterfly β of stage u: line c, positions ma and mb = ma + 2^u, small twiddle index j. */
+G16_HD void ntt_bfly_pos(const ntt_pass *p, uint32_t beta, uint32_t u, uint32_t *ea, uint32_t *eb, uint32_t *j)
+{
+    uint32_t c = beta >> (p->s - 1), jj = beta & ((1u << (p->s - 1)) - 1);
+    uint32_t low = jj & ((1u << u) - 1);
+    uint32_t ma = ((jj >> u) << (u + 1)) | low;
+    *ea = (c << p->s) + ma;
+    *eb = *ea + (1u << u);
+    *j = low << (G16_NTT_SMAX - 1 - u);
+}
+
+/* One DIF stage u: (a, b) <- (a + b, (a - b)·w). */
+G16_HD void ntt_phase_dif(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nthr, g16_u4 *sm)
+{
+    uint32_t nb = ntt_elems(p) >> 1;
+    for (uint32_t beta = t; beta < nb; beta += nthr) {
+        uint32_t ea, eb, j;
+        ntt_bfly_pos(p, beta, u, &ea, &eb, &j);
+        gfr a = ntt_sget(sm, 2 * nb, ea), b = ntt_sget(sm, 2 * nb, eb), d;
+        gfr_sub(&d, &a, &b);
+        gfr_add(&a, &a, &b);
+        if (u > 0) {
+            gfr w = ntt_ld_tab(&p->w_small_dif[j]);
+            gfr_mul(&d, &d, &w);
+        }
+        ntt_sput(sm, 2 * nb, ea, &a);
+        ntt_sput(sm, 2 * nb, eb, &d);
+    }
+}
+
+/* One DIT stage u: t = b·w; (a, b) <- (a + t, a - t). */
+G16_HD void ntt_phase_dit(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nthr, g16_u4 *sm)
+{
+    uint32_t nb = ntt_elems(p) >> 1;
+    for (uint32_t beta = t; beta < nb; beta += nthr) {
+        uint32_t ea, eb, j;
+        ntt_bfly_pos(p, beta, u, &ea, &eb, &j);
+        gfr a = ntt_sget(sm, 2 * nb, ea), b = ntt_sget(sm, 2 * nb, eb), d;
+        if (u > 0) {
+            gfr w = ntt_ld_tab(&p->w_small_dit[j]);
+            gfr_mul(&b, &b, &w);
+        }
+        gfr_sub(&d, &a, &b);
+        gfr_add(&a, &a, &b);
+        ntt_sput(sm, 2 * nb, ea, &a);
+        ntt_sput(sm, 2 * nb, eb, &d);
+    }
+}
+
+/* The middle scale of a DIF_DIT pass (lo_bit = 0: element m of line c is global index base + m). */
+G16_HD void ntt_phase_mid(const ntt_pass *p, uint32_t blk, uint32_t t, uint32_t nthr, g16_u4 *sm)
+{
+    uint32_t E = ntt_elems(p);
+    for (uint32_t l = t; l < E; l += nthr) {
+        uint32_t c, m, lo;
+        ntt_elem(p, l, &c, &m);
+        uint32_t i = ntt_line(p, blk, c, &lo) + (m << p->lo_bit);
+        gfr a = ntt_sget(sm, E, (c << p->s) + m);
+        ntt_apply_scale(&p->mid, p->log_n, i, &a);
+        ntt_sput(sm, E, (c << p->s) + m, &a);
+    }
+}
+
+/* Last phase: shared -> global, with the DIF pass factor, the in-line bit reversal, the store
+ * scale (by the destination index) and the Groth16 pointwise step. */
+G16_HD void ntt_phase_store(const ntt_pass *p, uint32_t blk, uint32_t v, uint32_t t, uint32_t nthr,
+                            const g16_u4 *sm)
+{
+    gfr *x = p->x[v];
+    uint32_t E = ntt_elems(p);
+    for (uint32_t l = t; l < E; l += nthr) {
+        uint32_t c, m, lo;
+        ntt_elem(p, l, &c, &m);
+        uint32_t base = ntt_line(p, blk, c, &lo);
+        gfr a = ntt_sget(sm, E, (c << p->s) + m);
+        if (p->kind == G16_PASS_DIF && p->lo_bit > 0)
+            ntt_apply_factor(p, lo, ntt_rev(m, p->s), &a);
+        uint32_t mo = p->store_bitrev ? ntt_rev(m, p->s) : m;
+        uint32_t i = base + (mo << p->lo_bit);
+        ntt_apply_scale(&p->store, p->log_n, i, &a);
+        if (p->abc) {
+            gfr av = ntt_ld(&p->abc_a[i]), bv = ntt_ld(&p->abc_b[i]);
+            gfr_mul(&av, &av, &bv);
+            gfr_sub(&av, &av, &a);
+            ntt_st(&p->abc_a[i], &av);
+        } else {
+            ntt_st(&x[i], &a);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- bit reversal
+ * n >= 2^(2Q): index i = (a, mid, c) with a, c of Q bits maps to (rev c, rev mid, rev a); block
+ * `mid` (when mid <= rev mid) swaps tile mid with tile rev(mid) through shared memory (2·2^(2Q)
+ * elements). Smaller n: one block, one element pair per thread. The store scale uses the
+ * destination (natural) index. */
+
+G16_HD uint32_t ntt_br_tiled(uint32_t log_n) { return log_n >= 2 * G16_NTT_BR_Q; }
+
+G16_HD uint32_t ntt_br_index(uint32_t log_n, uint32_t mid, uint32_t a, uint32_t c)
+{
+    return (a << (log_n - G16_NTT_BR_Q)) | (mid << G16_NTT_BR_Q) | c;
+}
+
+/* Returns 0 when this block has nothing to do (its pair is handled by block rev(mid)). */
+G16_HD int ntt_phase_br_load(const ntt_pass *p, uint32_t blk, uint32_t v, uint32_t t, uint32_t nthr, g16_u4 *sm)
+{
+    const gfr *x = p->x[v];
+    uint32_t k = p->log_n, mbits = k - 2 * G16_NTT_BR_Q, mr = ntt_rev(blk, mbits);
+    if (mr < blk)
+        return 0;
+    uint32_t T = 1u << (2 * G16_NTT_BR_Q), qm = (1u << G16_NTT_BR_Q) - 1;
+    uint32_t tiles = (mr == blk) ? 1 : 2;
+    for (uint32_t l = t; l < tiles * T; l += nthr) {
+        uint32_t tile = l >> (2 * G16_NTT_BR_Q), e = l & (T - 1);
+        uint32_t a = e >> G16_NTT_BR_Q, c = e & qm;
+        gfr z = ntt_ld(&x[ntt_br_index(k, tile ? mr : blk, a, c)]);
+        ntt_sput(sm, G16_NTT_BR_CAP, l, &z);
+    }
+    return 1;
+}
+
+G16_HD void ntt_phase_br_store(const ntt_pass *p, uint32_t blk, uint32_t v, uint32_t t, uint32_t nthr,
+                               const g16_u4 *sm)
+{
+    gfr *x = p->x[v];
+    uint32_t k = p->log_n, mbits = k - 2 * G16_NTT_BR_Q, mr = ntt_rev(blk, mbits);
+    uint32_t T = 1u << (2 * G16_NTT_BR_Q), qm = (1u << G16_NTT_BR_Q) - 1;
+    uint32_t tiles = (mr == blk) ? 1 : 2;
+    for (uint32_t l = t; l < tiles * T; l += nthr) {
+        uint32_t tile = l >> (2 * G16_NTT_BR_Q), e = l & (T - 1);
+        uint32_t a = e >> G16_NTT_BR_Q, c = e & qm;
+        /* destination (tile, a, c) receives the source element (other tile, rev c, rev a) */
+        uint32_t src_tile = (mr == blk) ? 0 : 1 - tile;
+        uint32_t src = (src_tile << (2 * G16_NTT_BR_Q)) | (ntt_rev(c, G16_NTT_BR_Q) << G16_NTT_BR_Q) |
+                       ntt_rev(a, G16_NTT_BR_Q);
+        gfr z = ntt_sget(sm, G16_NTT_BR_CAP, src);
+        uint32_t i = ntt_br_index(k, tile ? mr : blk, a, c);
+        ntt_apply_scale(&p->store, k, i, &z);
+        ntt_st(&x[i], &z);
+    }
+}
+
+/* Small n: thread t < n handles the pair {t, rev t} when t <= rev t. */
+G16_HD void ntt_phase_br_small(const ntt_pass *p, uint32_t v, uint32_t t)
+{
+    gfr *x = p->x[v];
+    uint32_t k = p->log_n, n = 1u << k;
+    if (t >= n)
+        return;
+    uint32_t r = ntt_rev(t, k);
+    if (r < t)
+        return;
+    gfr a = ntt_ld(&x[t]), b = ntt_ld(&x[r]);
+    ntt_apply_scale(&p->store, k, t, &b);
+    if (r != t)
+        ntt_apply_scale(&p->store, k, r, &a);
+    ntt_st(&x[t], &b);
+    if (r != t)
+        ntt_st(&x[r], &a);
+}
+
+/* ---------------------------------------------------------------- launch plans */
+
+/* Bits per pass, top pass first (pass P-1 has lo_bit = 0). Returns P. The bottom pass takes at
+ * most B bits, the others at most U = B - 1 (tb->split_b, 0: G16_NTT_SMAX; tests force smaller). */
+G16_HOST uint32_t ntt_split(const ntt_tables *tb, uint32_t *s)
+{
+    uint32_t log_n = tb->log_n, B = tb->split_b ? tb->split_b : G16_NTT_SMAX, U = B - 1;
+    uint32_t P = log_n <= B ? 1 : 1 + (log_n - B + U - 1) / U;
+    uint32_t base = log_n / P, rem = log_n % P;
+    for (uint32_t q = 0; q < P; q++)
+        s[q] = base + (q >= P - rem ? 1 : 0);
+    return P;
+}
+
+G16_HOST ntt_scale ntt_scale_none(void)
+{
+    ntt_scale sc;
+    memset(&sc, 0, sizeof sc);
+    return sc;
+}
+
+G16_HOST ntt_scale ntt_scale_pow(const ntt_tables *tb, int set, uint32_t rev)
+{
+    ntt_scale sc = ntt_scale_none();
+    sc.mode = G16_SCALE_POW;
+    sc.rev = rev;
+    sc.bits = tb->sc_bits;
+    sc.hi = tb->sc_hi[set];
+    sc.lo = tb->sc_lo[set];
+    return sc;
+}
+
+G16_HOST ntt_scale ntt_scale_const(const gfr *c0)
+{
+    ntt_scale sc = ntt_scale_none();
+    sc.mode = G16_SCALE_CONST;
+    sc.c0 = *c0;
+    return sc;
+}
+
+/* A pass over `nvec` vectors: pass q of the split, DIF or DIT or DIF_DIT, forward or inverse. */
+G16_HOST ntt_launch ntt_make_pass(const ntt_tables *tb, gfr *const *x, uint32_t nvec, uint32_t q, uint32_t kind,
+                                uint32_t inverse)
+{
+    ntt_launch L;
+    memset(&L, 0, sizeof L);
+    uint32_t s[G16_NTT_MAX_PASSES], k = tb->log_n;
+    uint32_t P = ntt_split(tb, s), lo_bit = 0;
+    for (uint32_t r = q + 1; r < P; r++)
+        lo_bit += s[r];
+    ntt_pass *p = &L.p;
+    L.type = G16_LAUNCH_PASS;
+    L.nvec = nvec;
+    for (uint32_t v = 0; v < nvec; v++)
+        p->x[v] = x[v];
+    p->log_n = k;
+    p->lo_bit = lo_bit;
+    p->s = s[q];
+    uint32_t lg = G16_NTT_ELEMS_LOG - p->s, lines_log = k - p->s;
+    p->log_g = lg < lines_log ? lg : lines_log;
+    L.blocks = 1u << (lines_log - p->log_g);
+    p->kind = kind;
+    p->inverse = inverse;
+    p->log_t = tb->log_t;
+    uint32_t dir = (kind == G16_PASS_DIF_DIT) ? 1 : inverse; /* DIF_DIT: inverse DIF, forward DIT */
+    p->w_small_dif = tb->w_small[dir];
+    p->w_small_dit = tb->w_small[kind == G16_PASS_DIF_DIT ? 0 : inverse];
+    p->w_direct = tb->w_direct[inverse];
+    p->w_lo = tb->w_lo[inverse];
+    p->load = p->mid = p->store = ntt_scale_none();
+    return L;
+}
+
+G16_HOST ntt_launch ntt_make_bitrev(const ntt_tables *tb, gfr *const *x, uint32_t nvec, ntt_scale store)
+{
+    ntt_launch L;
+    memset(&L, 0, sizeof L);
+    L.type = G16_LAUNCH_BITREV;
+    L.nvec = nvec;
+    for (uint32_t v = 0; v < nvec; v++)
+        L.p.x[v] = x[v];
+    L.p.log_n = tb->log_n;
+    L.p.store = store;
+    L.blocks = ntt_br_tiled(tb->log_n) ? 1u << (tb->log_n - 2 * G16_NTT_BR_Q) : 1;
+    return L;
+}
+
+/* DIF passes (all of them) then the bit reversal, with the store scale `fin` at the destination
+ * index (and the load scale `first` at the top pass). Appends to L, returns the new count. */
+G16_HOST uint32_t ntt_plan_dif_natural(const ntt_tables *tb, gfr *const *x, uint32_t nvec, uint32_t inverse,
+                                     ntt_scale first, ntt_scale fin, ntt_launch *L, uint32_t cnt)
+{
+    uint32_t s[G16_NTT_MAX_PASSES], P = ntt_split(tb, s);
+    for (uint32_t q = 0; q < P; q++) {
+        ntt_launch a = ntt_make_pass(tb, x, nvec, q, G16_PASS_DIF, inverse);
+        if (q == 0)
+            a.p.load = first;
+        if (P == 1) {
+            a.p.store_bitrev = 1;
+            a.p.store = fin;
+        }
+        L[cnt++] = a;
+    }
+    if (P > 1)
+        L[cnt++] = ntt_make_bitrev(tb, x, nvec, fin);
+    return cnt;
+}
+
+/* The launches of one transform kind (G16__GPU_NTT_* order: forward, inverse, coset forward,
+ * coset inverse) on nvec vectors. Returns the count. */
+G16_HOST uint32_t ntt_plan_transform(const ntt_tables *tb, uint32_t kind, gfr *const *x, uint32_t nvec, ntt_launch *L)
+{
+    ntt_scale none = ntt_scale_none();
+    switch (kind) {
+    case 0:
+        return ntt_plan_dif_natural(tb, x, nvec, 0, none, none, L, 0);
+    case 1:
+        return ntt_plan_dif_natural(tb, x, nvec, 1, none, ntt_scale_const(&tb->n_inv), L, 0);
+    case 2:
+        return ntt_plan_dif_natural(tb, x, nvec, 0, ntt_scale_pow(tb, G16_SC_COSET_FWD, 0), none, L, 0);
+    default:
+        return ntt_plan_dif_natural(tb, x, nvec, 1, none, ntt_scale_pow(tb, G16_SC_COSET_INV, 0), L, 0);
+    }
+}
+
+/* The Groth16 H step: a, b, c evaluations -> coset evaluations (inverse DIF passes, the bottom
+ * pass fused with the n^-1·g^j scaling and the first DIT pass, forward DIT passes), a·b - c at
+ * the store of c's last pass, then a coset inverse with (g^n - 1)^-1 folded into its scale. */
+G16_HOST uint32_t ntt_plan_h(const ntt_tables *tb, gfr *a, gfr *b, gfr *c, ntt_launch *L)
+{
+    uint32_t s[G16_NTT_MAX_PASSES], P = ntt_split(tb, s), cnt = 0;
+    gfr *abc[3] = {a, b, c}, *ab[2] = {a, b}, *cc[1] = {c};
+    for (uint32_t q = 0; q + 1 < P; q++)
+        L[cnt++] = ntt_make_pass(tb, abc, 3, q, G16_PASS_DIF, 1);
+    /* DIT passes from the bottom (q = P-1, fused with the last DIF pass) up to the top (q = 0);
+     * the top one runs for a and b first, then for c with the pointwise step. */
+    for (uint32_t r = 0; r < P; r++) {
+        uint32_t q = P - 1 - r;
+        uint32_t kind = (r == 0) ? G16_PASS_DIF_DIT : G16_PASS_DIT;
+        if (q > 0) {
+            L[cnt] = ntt_make_pass(tb, abc, 3, q, kind, 0);
+            if (r == 0)
+                L[cnt].p.mid = ntt_scale_pow(tb, G16_SC_H_IN, 1);
+            cnt++;
+            continue;
+        }
+        L[cnt] = ntt_make_pass(tb, ab, 2, q, kind, 0);
+        if (r == 0)
+            L[cnt].p.mid = ntt_scale_pow(tb, G16_SC_H_IN, 1);
+        cnt++;
+        L[cnt] = ntt_make_pass(tb, cc, 1, q, kind, 0);
+        if (r == 0)
+            L[cnt].p.mid = ntt_scale_pow(tb, G16_SC_H_IN, 1);
+        L[cnt].p.abc = 1;
+        L[cnt].p.abc_a = a;
+        L[cnt].p.abc_b = b;
+        cnt++;
+    }
+    gfr *aa[1] = {a};
+    return ntt_plan_dif_natural(tb, aa, 1, 1, ntt_scale_none(), ntt_scale_pow(tb, G16_SC_H_OUT, 0), L, cnt);
+}
+
+#endif /* G16_GPU_NTT_CORE_CUH */

@@ -1,0 +1,375 @@
+/* GPU NTT against the CPU NTT (poly/ntt.h), element for element.
+ *
+ * Host part (runs everywhere): the kernels' phase functions (gpu/ntt_core.cuh) executed on the
+ * host thread by thread and barrier by barrier, with the launch sequences the device runs, for
+ * every transform kind and the Groth16 H step, at sizes 2^0 .. 2^13, with the default pass split
+ * and with forced small passes and small direct tables (so that 3- and 4-pass plans and the
+ * two-level factor path run at small sizes too).
+ * Device part (skipped without a CUDA device): the real kernels at sizes 1, 2, 2^k up to 2^20
+ * (G16_GPU_TEST_MAX_LOG raises it, e.g. 24 on the benchmark machine), batched, generators 7 and
+ * 5 with shifts, the H step, and the error paths (bad size, bad generator, no device). */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "field/fr.h"
+#include "gpu/gpu.h"
+#include "gpu/ntt_core.cuh"
+#include "gpu/ntt_tables.h"
+#include "poly/ntt.h"
+
+/* ---------------------------------------------------------------- host simulation of the kernels */
+
+#define SIM_THREADS 96 /* not a power of two: the per-thread loops must not care */
+
+static void sim_pass(const ntt_pass *p, uint32_t blk, uint32_t v, g16_u4 *sm)
+{
+    uint32_t T = SIM_THREADS;
+    for (uint32_t t = 0; t < T; t++)
+        ntt_phase_load(p, blk, v, t, T, sm);
+    if (p->kind == G16_PASS_DIF || p->kind == G16_PASS_DIF_DIT)
+        for (uint32_t u = p->s; u-- > 0;)
+            for (uint32_t t = 0; t < T; t++)
+                ntt_phase_dif(p, u, t, T, sm);
+    if (p->kind == G16_PASS_DIF_DIT)
+        for (uint32_t t = 0; t < T; t++)
+            ntt_phase_mid(p, blk, t, T, sm);
+    if (p->kind == G16_PASS_DIT || p->kind == G16_PASS_DIF_DIT)
+        for (uint32_t u = 0; u < p->s; u++)
+            for (uint32_t t = 0; t < T; t++)
+                ntt_phase_dit(p, u, t, T, sm);
+    for (uint32_t t = 0; t < T; t++)
+        ntt_phase_store(p, blk, v, t, T, sm);
+}
+
+static void sim_bitrev(const ntt_pass *p, uint32_t blk, uint32_t v, g16_u4 *sm)
+{
+    uint32_t T = 256; /* the small kernel needs n <= threads */
+    if (!ntt_br_tiled(p->log_n)) {
+        for (uint32_t t = 0; t < T; t++)
+            ntt_phase_br_small(p, v, t);
+        return;
+    }
+    int work = 0;
+    for (uint32_t t = 0; t < T; t++)
+        work = ntt_phase_br_load(p, blk, v, t, T, sm);
+    if (work)
+        for (uint32_t t = 0; t < T; t++)
+            ntt_phase_br_store(p, blk, v, t, T, sm);
+}
+
+static void sim_run(const ntt_launch *L, uint32_t count)
+{
+    g16_u4 *sm = malloc(2 * ((size_t)1 << G16_NTT_ELEMS_LOG) * sizeof *sm);
+    assert_non_null(sm);
+    for (uint32_t q = 0; q < count; q++) {
+        assert_true(L[q].nvec >= 1 && L[q].nvec <= G16_NTT_MAX_VEC);
+        for (uint32_t v = 0; v < L[q].nvec; v++)
+            for (uint32_t b = 0; b < L[q].blocks; b++) {
+                if (L[q].type == G16_LAUNCH_PASS)
+                    sim_pass(&L[q].p, b, v, sm);
+                else
+                    sim_bitrev(&L[q].p, b, v, sm);
+            }
+    }
+    free(sm);
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static g16_fr *fr_array(size_t n)
+{
+    g16_fr *p = malloc((n ? n : 1) * sizeof *p);
+    assert_non_null(p);
+    return p;
+}
+
+static void rand_vec(g16_fr *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        tu_rand_fr(&x[i]);
+}
+
+static void assert_vec_eq(const g16_fr *x, const g16_fr *y, size_t n, const char *what, unsigned k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&x[i], &y[i], sizeof x[i]) != 0)
+            fail_msg("%s 2^%u: element %zu of %zu differs from the CPU", what, k, i, n);
+}
+
+static void cpu_transform(const g16__ntt_domain *d, int kind, g16_fr *x)
+{
+    switch (kind) {
+    case G16__GPU_NTT_FORWARD: g16__ntt_forward(d, x); break;
+    case G16__GPU_NTT_INVERSE: g16__ntt_inverse(d, x); break;
+    case G16__GPU_NTT_COSET_FORWARD: g16__ntt_coset_forward(d, x); break;
+    default: g16__ntt_coset_inverse(d, x); break;
+    }
+}
+
+static const char *kind_name[] = {"forward", "inverse", "coset forward", "coset inverse"};
+
+typedef struct {
+    uint64_t gen;     /* root generator */
+    int shift;        /* 0: the generator; 1: a random shift */
+} gen_case;
+
+/* One size and generator on the host simulation: all four kinds (two vectors in one batch) and
+ * the H step, against the CPU. split_b / tmax 0 = defaults. */
+static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned tmax)
+{
+    size_t n = (size_t)1 << k;
+    g16_fr gen, shift;
+    g16__fr_from_u64(&gen, gc->gen);
+    tu_rand_fr(&shift);
+    const g16_fr *sh = gc->shift ? &shift : NULL;
+    g16__ntt_domain *d = NULL;
+    g16_error err = {0, ""};
+    if (g16__ntt_domain_create(&d, k, &gen, sh, &err) != G16_OK)
+        fail_msg("cpu domain: %s", err.msg);
+    g16__gpu_ntt_host_tables ht;
+    if (g16__gpu_ntt_tables_build_ex(&ht, k, &gen, sh, tmax, &err) != G16_OK)
+        fail_msg("gpu tables: %s", err.msg);
+    ntt_tables tb;
+    ntt_tables_init(&tb, &ht, (const gfr *)(const void *)ht.buf);
+    tb.split_b = split_b;
+
+    g16_fr *x0 = fr_array(n), *x1 = fr_array(n), *y0 = fr_array(n), *y1 = fr_array(n), *c = fr_array(n);
+    ntt_launch L[G16_NTT_MAX_LAUNCHES];
+    for (int kind = 0; kind < G16__GPU_NTT_KIND_COUNT; kind++) {
+        rand_vec(x0, n);
+        rand_vec(x1, n);
+        memcpy(y0, x0, n * sizeof *y0);
+        memcpy(y1, x1, n * sizeof *y1);
+        gfr *xs[2] = {(gfr *)(void *)x0, (gfr *)(void *)x1};
+        uint32_t cnt = ntt_plan_transform(&tb, (uint32_t)kind, xs, 2, L);
+        assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
+        sim_run(L, cnt);
+        cpu_transform(d, kind, y0);
+        cpu_transform(d, kind, y1);
+        assert_vec_eq(x0, y0, n, kind_name[kind], k);
+        assert_vec_eq(x1, y1, n, kind_name[kind], k);
+    }
+    /* H step: a, b random, c = a·b on most points and random on a few (any input must agree) */
+    rand_vec(x0, n);
+    rand_vec(x1, n);
+    for (size_t i = 0; i < n; i++)
+        g16__fr_mul(&c[i], &x0[i], &x1[i]);
+    tu_rand_fr(&c[n / 3]);
+    memcpy(y0, x0, n * sizeof *y0);
+    memcpy(y1, x1, n * sizeof *y1);
+    g16_fr *yc = fr_array(n);
+    memcpy(yc, c, n * sizeof *yc);
+    uint32_t cnt = ntt_plan_h(&tb, (gfr *)(void *)x0, (gfr *)(void *)x1, (gfr *)(void *)c, L);
+    assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
+    sim_run(L, cnt);
+    g16__ntt_groth16_h(d, y0, y1, yc);
+    assert_vec_eq(x0, y0, n, "groth16 H", k);
+
+    free(x0);
+    free(x1);
+    free(y0);
+    free(y1);
+    free(c);
+    free(yc);
+    g16__gpu_ntt_tables_free(&ht);
+    g16__ntt_domain_destroy(d);
+}
+
+static const gen_case gens[] = {{7, 0}, {5, 0}, {7, 1}};
+
+static void test_sim_default_split(void **state)
+{
+    (void)state;
+    for (unsigned k = 0; k <= 13; k++)
+        sim_check(k, &gens[k % 3], 0, 0);
+}
+
+/* Forced 4-bit bottom passes (3-bit upper ones) and roots of order <= 2^5 in the direct table:
+ * 2^9 .. 2^13 run in 3 or 4 passes, every upper pass uses factors, the top one the two-level
+ * path; smaller sizes cover P = 1 and 2 with the same forcing. */
+static void test_sim_forced_split(void **state)
+{
+    (void)state;
+    for (unsigned k = 1; k <= 13; k++)
+        sim_check(k, &gens[(k + 1) % 3], 4, 5);
+}
+
+/* The split itself: sizes within limits, bottom pass the largest, at most 4 passes up to 2^28. */
+static void test_split(void **state)
+{
+    (void)state;
+    for (uint32_t k = 0; k <= G16_NTT_MAX_LOG; k++) {
+        ntt_tables tb;
+        memset(&tb, 0, sizeof tb);
+        tb.log_n = k;
+        uint32_t s[G16_NTT_MAX_PASSES], P = ntt_split(&tb, s), sum = 0;
+        assert_true(P >= 1 && P <= G16_NTT_MAX_PASSES);
+        for (uint32_t q = 0; q < P; q++) {
+            sum += s[q];
+            assert_true(s[q] <= (q + 1 == P ? G16_NTT_SMAX : G16_NTT_SUPPER));
+        }
+        assert_int_equal(sum, k);
+    }
+}
+
+/* ---------------------------------------------------------------- device */
+
+static g16__gpu *dev_open_or_skip(void)
+{
+    g16__gpu *g = NULL;
+    g16_error err = {0, ""};
+    g16_status st = g16__gpu_open(&g, 0, &err);
+    if (st == G16_ERR_NO_DEVICE) {
+        printf("no CUDA device: skipped (%s)\n", err.msg);
+        skip();
+    }
+    if (st != G16_OK)
+        fail_msg("gpu open: %s: %s", g16_strerror(st), err.msg);
+    return g;
+}
+
+static unsigned dev_max_log(void)
+{
+    const char *s = getenv("G16_GPU_TEST_MAX_LOG");
+    unsigned v = s ? (unsigned)atoi(s) : 20;
+    return v > G16_NTT_MAX_LOG ? G16_NTT_MAX_LOG : v;
+}
+
+static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h)
+{
+    size_t n = (size_t)1 << k;
+    g16_fr gen, shift;
+    g16__fr_from_u64(&gen, gc->gen);
+    tu_rand_fr(&shift);
+    const g16_fr *sh = gc->shift ? &shift : NULL;
+    g16__ntt_domain *d = NULL;
+    g16__gpu_ntt *gd = NULL;
+    g16_error err = {0, ""};
+    if (g16__ntt_domain_create(&d, k, &gen, sh, &err) != G16_OK)
+        fail_msg("cpu domain: %s", err.msg);
+    if (g16__gpu_ntt_create(&gd, g, k, &gen, sh, &err) != G16_OK)
+        fail_msg("gpu domain 2^%u: %s", k, err.msg);
+    g16_fr *x0 = fr_array(n), *x1 = fr_array(n), *y0 = fr_array(n), *y1 = fr_array(n);
+    for (int kind = 0; kind < G16__GPU_NTT_KIND_COUNT; kind++) {
+        rand_vec(x0, n);
+        rand_vec(x1, n);
+        memcpy(y0, x0, n * sizeof *y0);
+        memcpy(y1, x1, n * sizeof *y1);
+        g16_fr *xs[2] = {x0, x1};
+        if (g16__gpu_ntt_host(gd, (g16__gpu_ntt_kind)kind, xs, 2, &err) != G16_OK)
+            fail_msg("gpu %s 2^%u: %s", kind_name[kind], k, err.msg);
+        cpu_transform(d, kind, y0);
+        cpu_transform(d, kind, y1);
+        assert_vec_eq(x0, y0, n, kind_name[kind], k);
+        assert_vec_eq(x1, y1, n, kind_name[kind], k);
+    }
+    if (with_h) {
+        g16_fr *c = fr_array(n), *yc = fr_array(n);
+        rand_vec(x0, n);
+        rand_vec(x1, n);
+        for (size_t i = 0; i < n; i++)
+            g16__fr_mul(&c[i], &x0[i], &x1[i]);
+        tu_rand_fr(&c[n / 2]);
+        memcpy(y0, x0, n * sizeof *y0);
+        memcpy(y1, x1, n * sizeof *y1);
+        memcpy(yc, c, n * sizeof *yc);
+        if (g16__gpu_ntt_groth16_h_host(gd, x0, x1, c, &err) != G16_OK)
+            fail_msg("gpu groth16 H 2^%u: %s", k, err.msg);
+        g16__ntt_groth16_h(d, y0, y1, yc);
+        assert_vec_eq(x0, y0, n, "groth16 H", k);
+        free(c);
+        free(yc);
+    }
+    free(x0);
+    free(x1);
+    free(y0);
+    free(y1);
+    g16__gpu_ntt_destroy(gd);
+    g16__ntt_domain_destroy(d);
+}
+
+static void test_dev_sizes(void **state)
+{
+    (void)state;
+    g16__gpu *g = dev_open_or_skip();
+    unsigned max = dev_max_log();
+    for (unsigned k = 0; k <= max; k++) {
+        dev_check(g, k, &gens[k % 3], k <= 24);
+        printf("  device 2^%u: forward, inverse, coset forward/inverse%s agree with the CPU\n", k,
+               k <= 24 ? ", groth16 H" : "");
+    }
+    g16__gpu_close(g);
+}
+
+static void test_dev_errors(void **state)
+{
+    (void)state;
+    g16_error err = {0, ""};
+    g16__gpu *g = NULL;
+    /* a device index past the last one */
+    g16_status st = g16__gpu_open(&g, 1000, &err);
+    assert_int_equal(st, G16_ERR_NO_DEVICE);
+    assert_null(g);
+    assert_true(strlen(err.msg) > 0);
+    g = dev_open_or_skip();
+    g16__gpu_ntt *gd = NULL;
+    g16_fr gen, four;
+    g16__fr_from_u64(&gen, 7);
+    g16__fr_from_u64(&four, 4);
+    st = g16__gpu_ntt_create(&gd, g, G16_NTT_MAX_LOG + 1, &gen, NULL, &err);
+    assert_int_equal(st, G16_ERR_ARG);
+    assert_null(gd);
+    st = g16__gpu_ntt_create(&gd, g, 10, &four, NULL, &err); /* 4 is a square */
+    assert_int_equal(st, G16_ERR_ARG);
+    assert_null(gd);
+    assert_int_equal(g16__gpu_ntt_create(&gd, g, 4, &gen, NULL, &err), G16_OK);
+    g16_fr x[16];
+    g16_fr *xs[1] = {x};
+    rand_vec(x, 16);
+    st = g16__gpu_ntt_host(gd, G16__GPU_NTT_KIND_COUNT, xs, 1, &err); /* bad kind */
+    assert_int_equal(st, G16_ERR_ARG);
+    st = g16__gpu_ntt_host(gd, G16__GPU_NTT_FORWARD, NULL, 1, &err);
+    assert_int_equal(st, G16_ERR_ARG);
+    /* a memory plan far beyond the card */
+    g16__gpu_plan plan;
+    g16__gpu_plan_init(&plan);
+    g16__gpu_plan_add(&plan, "an impossible buffer", (size_t)1 << 50);
+    st = g16__gpu_plan_check(g, &plan, &err);
+    assert_int_equal(st, G16_ERR_NOMEM);
+    printf("  plan error: %s\n", err.msg);
+    g16__gpu_ntt_destroy(gd);
+    g16__gpu_close(g);
+}
+
+/* Without a device (or in a stub build) every entry point says so instead of failing otherwise. */
+static void test_no_device_paths(void **state)
+{
+    (void)state;
+    if (g16__gpu_device_count() > 0)
+        skip();
+    g16_error err = {0, ""};
+    g16__gpu *g = (g16__gpu *)(uintptr_t)1;
+    assert_int_equal(g16__gpu_open(&g, 0, &err), G16_ERR_NO_DEVICE);
+    assert_null(g);
+    assert_int_equal(err.status, G16_ERR_NO_DEVICE);
+    printf("  no device: %s\n", err.msg);
+    g16__gpu_close(NULL);
+    g16__gpu_ntt_destroy(NULL);
+}
+
+int main(void)
+{
+    tu_seed("test_gpu_ntt");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_split),
+        cmocka_unit_test(test_sim_default_split),
+        cmocka_unit_test(test_sim_forced_split),
+        cmocka_unit_test(test_no_device_paths),
+        cmocka_unit_test(test_dev_errors),
+        cmocka_unit_test(test_dev_sizes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
