@@ -1,14 +1,15 @@
 /* MSM over G1: msm_tmpl.h instantiated with Fp. */
 #include "curve/g1.h"
 #include "field/fp.h"
+#include "field/fp2.h" /* g16__fpi_*: inline Fp additive operations */
 #include "msm/msm.h"
 
 #define FE g16_fp
 #define FE_ONE (&g16__fp_one)
-#define fe_add g16__fp_add
-#define fe_sub g16__fp_sub
-#define fe_dbl g16__fp_dbl
-#define fe_neg g16__fp_neg
+#define fe_add g16__fpi_add
+#define fe_sub g16__fpi_sub
+#define fe_dbl g16__fpi_dbl
+#define fe_neg g16__fpi_neg
 #define fe_mul g16__fp_mul
 #define fe_sqr g16__fp_sqr
 #define fe_inv_var g16__fp_inv_var

@@ -201,6 +201,10 @@ typedef struct {
 
 enum { K_ADD, K_DBL, K_INF };
 
+#ifndef PREFETCH_AHEAD
+#define PREFETCH_AHEAD 8
+#endif
+
 /* One accumulator serves a group of windows (their buckets side by side, one shared batch, so
  * that a small MSM still fills large batches) or the ones. Buckets are "logical" (one per digit
  * value) and each has `lanes` physical slots used in turn: a window with few digit values (the
@@ -319,6 +323,9 @@ static void acc_run_batch(acc_state *s)
         const entry *e = &s->batch[j];
         const AFF *a = &s->bk[e->b];
         FE *den = &s->den[j];
+        /* buckets are scattered over up to megabytes: fetch a few entries ahead */
+        if (j + PREFETCH_AHEAD < m)
+            __builtin_prefetch(&s->bk[s->batch[j + PREFETCH_AHEAD].b]);
         fe_sub(den, &e->p->x, &a->x);
         s->kind[j] = K_ADD;
         if (fe_is_zero_var(den)) {
@@ -342,6 +349,8 @@ static void acc_run_batch(acc_state *s)
     for (size_t j = m; j-- > 0;) {
         const entry *e = &s->batch[j];
         AFF *a = &s->bk[e->b];
+        if (j >= PREFETCH_AHEAD)
+            __builtin_prefetch(&s->bk[s->batch[j - PREFETCH_AHEAD].b], 1);
         int flip = 0; /* λ was computed for −P: y3 = −λ(x3 − x_B) − y_B */
         if (s->kind[j] == K_INF) {
             s->filled[e->b] = 0;
