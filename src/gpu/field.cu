@@ -6,11 +6,6 @@
 #include "gpu/field.cuh"
 #include "gpu/gpu_internal.cuh"
 
-extern "C" {
-#include "field/fp.h"
-#include "field/fr.h"
-}
-
 #define OP_THREADS 256
 
 __global__ static void fr_op_kernel(int op, gfr *out, const gfr *a, const gfr *b, size_t n)
@@ -149,26 +144,6 @@ static void fill_elems(uint32_t *w, size_t count, int limbs, uint32_t top_mask, 
     }
 }
 
-/* Replays chain `c` of thread i on the CPU and compares it with the device's result. */
-static int replay_ok(int fp, const uint32_t *x0, const uint32_t *y0, const uint32_t *xr, size_t i, int c,
-                     unsigned iters)
-{
-    if (fp) {
-        g16_fp a, w;
-        memcpy(&a, x0 + (2 * i + c) * 12, sizeof a);
-        memcpy(&w, y0 + i * 12, sizeof w);
-        for (unsigned k = 0; k < iters; k++)
-            g16__fp_mul(&a, &a, &w);
-        return memcmp(&a, xr + (2 * i + c) * 12, sizeof a) == 0;
-    }
-    g16_fr a, w;
-    memcpy(&a, x0 + (2 * i + c) * 8, sizeof a);
-    memcpy(&w, y0 + i * 8, sizeof w);
-    for (unsigned k = 0; k < iters; k++)
-        g16__fr_mul(&a, &a, &w);
-    return memcmp(&a, xr + (2 * i + c) * 8, sizeof a) == 0;
-}
-
 extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters, double *per_s, uint32_t *check,
                                          g16_error *err)
 {
@@ -217,7 +192,7 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
         size_t probe[3] = {0, threads / 2 + 1, threads - 1};
         for (int q = 0; q < 3; q++)
             for (int c = 0; c < 2; c++)
-                if (!replay_ok(fp, hx, hy, hr, probe[q], c, iters)) {
+                if (!g16__gpu_replay_mul_chain(fp, hx, hy, hr, probe[q], c, iters)) {
                     st = g16__error(err, G16_ERR_INTERNAL,
                                     "gpu mul bench: thread %zu chain %d differs from the CPU after %u multiplications",
                                     probe[q], c, iters);

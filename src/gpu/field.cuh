@@ -70,10 +70,15 @@ typedef struct {
 
 /* ---------------------------------------------------------------- carry-chain primitives
  * Each mirrors one PTX instruction. `cf` is the carry flag of the host emulation; device code
- * ignores it (the hardware flag is used, and asm volatile keeps the chain in order). */
+ * ignores it (the hardware flag is used, and asm volatile keeps the chain in order).
+ * A chain is either additions or subtractions: the hardware's flag after sub.cc is not a borrow
+ * that addc would add (seen on the H200: a sub.cc feeding addc gave wrong Fr products), so the
+ * emulation records which kind set the flag and inverts it when the other kind reads it, which
+ * makes any mixed chain fail the host tests. */
 
 typedef struct {
-    uint32_t c;
+    uint32_t c; /* carry (after an add) or borrow (after a sub) */
+    uint32_t k; /* 0: none yet, 1: set by an add, 2: by a sub */
 } g16_cf;
 
 #if defined(G16_PTX)
@@ -90,12 +95,14 @@ G16_HD uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { uint
 G16_HD uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { uint32_t r; (void)f; G16_ASM4("madc.hi.cc.u32", r, a, b, c); return r; }
 G16_HD uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { uint32_t r; (void)f; G16_ASM4("madc.hi.u32", r, a, b, c); return r; }
 #else
-G16_HD uint32_t add_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a + b; f->c = (uint32_t)(t >> 32); return (uint32_t)t; }
-G16_HD uint32_t addc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a + b + f->c; f->c = (uint32_t)(t >> 32); return (uint32_t)t; }
-G16_HD uint32_t addc(uint32_t a, uint32_t b, g16_cf *f) { return a + b + f->c; }
-G16_HD uint32_t sub_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a - b; f->c = (uint32_t)(t >> 63); return (uint32_t)t; }
-G16_HD uint32_t subc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a - b - f->c; f->c = (uint32_t)(t >> 63); return (uint32_t)t; }
-G16_HD uint32_t subc(uint32_t a, uint32_t b, g16_cf *f) { return a - b - f->c; }
+/* The flag as the reading kind (1 add, 2 sub) sees it; a flag from the other kind reads inverted. */
+G16_HD uint32_t cf_get(const g16_cf *f, uint32_t kind) { return f->k == kind ? f->c : 1u - f->c; }
+G16_HD uint32_t add_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a + b; f->c = (uint32_t)(t >> 32); f->k = 1; return (uint32_t)t; }
+G16_HD uint32_t addc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a + b + cf_get(f, 1); f->c = (uint32_t)(t >> 32); f->k = 1; return (uint32_t)t; }
+G16_HD uint32_t addc(uint32_t a, uint32_t b, g16_cf *f) { return a + b + cf_get(f, 1); }
+G16_HD uint32_t sub_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a - b; f->c = (uint32_t)(t >> 63); f->k = 2; return (uint32_t)t; }
+G16_HD uint32_t subc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a - b - cf_get(f, 2); f->c = (uint32_t)(t >> 63); f->k = 2; return (uint32_t)t; }
+G16_HD uint32_t subc(uint32_t a, uint32_t b, g16_cf *f) { return a - b - cf_get(f, 2); }
 G16_HD uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { return add_cc(a * b, c, f); }
 G16_HD uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { return addc_cc(a * b, c, f); }
 G16_HD uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { return addc_cc((uint32_t)(((uint64_t)a * b) >> 32), c, f); }
@@ -119,7 +126,7 @@ G16_HD uint32_t mul_hi(uint32_t a, uint32_t b)
 /* r = t − m if t >= m else t (t < 2m, no carry-out beyond N limbs since 2m < 2^(32N)). */
 G16_HD void mont32_final_sub(uint32_t *r, const uint32_t *t, const uint32_t *m, int N)
 {
-    g16_cf f = {0};
+    g16_cf f = {0, 0};
     uint32_t d[G16_MONT_MAX];
     d[0] = sub_cc(t[0], m[0], &f);
     G16_UNROLL
@@ -133,7 +140,7 @@ G16_HD void mont32_final_sub(uint32_t *r, const uint32_t *t, const uint32_t *m, 
 
 G16_HD void mont32_add(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *m, int N)
 {
-    g16_cf f = {0};
+    g16_cf f = {0, 0};
     uint32_t t[G16_MONT_MAX];
     t[0] = add_cc(a[0], b[0], &f);
     G16_UNROLL
@@ -145,7 +152,7 @@ G16_HD void mont32_add(uint32_t *r, const uint32_t *a, const uint32_t *b, const 
 
 G16_HD void mont32_sub(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *m, int N)
 {
-    g16_cf f = {0};
+    g16_cf f = {0, 0};
     uint32_t t[G16_MONT_MAX];
     t[0] = sub_cc(a[0], b[0], &f);
     G16_UNROLL
@@ -167,7 +174,7 @@ G16_HD void mont32_neg(uint32_t *r, const uint32_t *a, const uint32_t *m, int N)
     for (int j = 0; j < N; j++)
         nz |= a[j];
     uint32_t mask = 0u - (uint32_t)(nz != 0);
-    g16_cf f = {0};
+    g16_cf f = {0, 0};
     uint32_t t[G16_MONT_MAX];
     t[0] = sub_cc(m[0], a[0], &f);
     G16_UNROLL
@@ -196,7 +203,7 @@ G16_HD void mont32_row0(uint32_t *E, uint32_t *O, const uint32_t *a, uint32_t b0
 /* E[i..i+N-1] += even limbs of a times bi; E[i+N] = the carry (a fresh digit). */
 G16_HD void mont32_row_even(uint32_t *E, const uint32_t *a, uint32_t bi, int i, int N)
 {
-    g16_cf f = {0};
+    g16_cf f = {0, 0};
     E[i] = mad_lo_cc(a[0], bi, E[i], &f);
     E[i + 1] = madc_hi_cc(a[0], bi, E[i + 1], &f);
     G16_UNROLL
@@ -211,7 +218,7 @@ G16_HD void mont32_row_even(uint32_t *E, const uint32_t *a, uint32_t bi, int i, 
  * the merge carry as carry-in; O[i+N] is a fresh digit. Returns t. */
 G16_HD uint32_t mont32_row_odd(uint32_t *E, uint32_t *O, const uint32_t *a, uint32_t bi, int i, int N)
 {
-    g16_cf f = {0};
+    g16_cf f = {0, 0};
     uint32_t t = add_cc(E[i], O[i], &f);
     G16_UNROLL
     for (int j = 1; j < N - 1; j += 2) {
@@ -227,7 +234,7 @@ G16_HD uint32_t mont32_row_odd(uint32_t *E, uint32_t *O, const uint32_t *a, uint
  * the merged value, and becomes 0), O += q·m_odd from digit i+1. */
 G16_HD void mont32_reduce_row(uint32_t *E, uint32_t *O, uint32_t t, const uint32_t *m, uint32_t n0, int i, int N)
 {
-    g16_cf f = {0};
+    g16_cf f = {0, 0};
     uint32_t q = mul_lo(t, n0);
     (void)mad_lo_cc(m[0], q, t, &f);
     E[i + 1] = madc_hi_cc(m[0], q, E[i + 1], &f);
@@ -237,7 +244,7 @@ G16_HD void mont32_reduce_row(uint32_t *E, uint32_t *O, uint32_t t, const uint32
         E[i + j + 1] = madc_hi_cc(m[j], q, E[i + j + 1], &f);
     }
     E[i + N] = addc(E[i + N], 0, &f);
-    g16_cf g = {0};
+    g16_cf g = {0, 0};
     O[i + 1] = mad_lo_cc(m[1], q, O[i + 1], &g);
     O[i + 2] = madc_hi_cc(m[1], q, O[i + 2], &g);
     G16_UNROLL
@@ -253,8 +260,9 @@ G16_HD void mont32_reduce_row(uint32_t *E, uint32_t *O, uint32_t t, const uint32
  * t + lo(q·1) = 0 with carry (t != 0), hi(q·1) = 0, lo(q·m1) = t, hi(q·m1) = q − (t != 0). */
 G16_HD void mont32_reduce_row_r(uint32_t *E, uint32_t *O, uint32_t t, const uint32_t *m, int i, int N)
 {
-    g16_cf f = {0};
-    uint32_t q = sub_cc(0, t, &f); /* borrow = (t != 0) = carry of t + q */
+    g16_cf f = {0, 0};
+    uint32_t q = 0u - t;
+    (void)add_cc(t, q, &f); /* digit i: t + lo(q·1) = 0, carry (t != 0) */
     E[i + 1] = addc_cc(E[i + 1], 0, &f);
     G16_UNROLL
     for (int j = 2; j < N; j += 2) {
@@ -262,7 +270,7 @@ G16_HD void mont32_reduce_row_r(uint32_t *E, uint32_t *O, uint32_t t, const uint
         E[i + j + 1] = madc_hi_cc(m[j], q, E[i + j + 1], &f);
     }
     E[i + N] = addc(E[i + N], 0, &f);
-    g16_cf g = {0};
+    g16_cf g = {0, 0};
     (void)sub_cc(0, t, &g);
     uint32_t h1 = subc(q, 0, &g);
     O[i + 1] = add_cc(O[i + 1], t, &g);
@@ -295,7 +303,7 @@ G16_HD void mont32_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const 
         else
             mont32_reduce_row(E, O, t, m, n0, i, N);
     }
-    g16_cf f = {0};
+    g16_cf f = {0, 0};
     uint32_t s[G16_MONT_MAX];
     s[0] = add_cc(E[N], O[N], &f);
     G16_UNROLL

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs ON the device machine (through the `run` tool), with the binaries staged by prepare.sh:
 #   bash tools/gpu/device_run.sh build-gpu/devrun [max_log (27)] [test_max_log (24)]
-# Writes under $OUT: device.txt, tests.log, sanitizer.log, bench.md, bench.log, sass.txt, and
+# Writes under $OUT: device.txt, tests.log, sanitizer.log, bench.md, bench.log, sass.txt,
+# sass_fr_op.txt (the Fr element-wise kernel's machine code), and
 # prints a summary last.
 set -u
 B=${1:-build-gpu/devrun}
@@ -46,6 +47,8 @@ cuobjdump --dump-sass "$B/bench_gpu_ntt" 2>/dev/null | awk '
   /Function :/ { fn = $3 }
   /\/\*[0-9a-f]+\*\// { tot[fn]++; if ($0 ~ / IMAD/) imad[fn]++; else if ($0 ~ / (IADD3|LOP3|SEL|ISETP|SHF|LEA|IADD)/) alu[fn]++ }
   END { for (f in tot) printf "%-60s total %6d  IMAD %6d  ALU %6d\n", f, tot[f], imad[f], alu[f] }' >"$OUT/sass.txt"
+
+cuobjdump --dump-sass -fun '_Z12fr_op_kerneliP3gfrPKS_S2_m' "$B/bench_gpu_ntt" >"$OUT/sass_fr_op.txt" 2>&1
 
 echo
 tail -n 40 "$OUT/tests.log" | grep -E "PASSED|FAILED|SKIPPED|ERROR|device 2\^2[0-9]" || true
