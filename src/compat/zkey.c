@@ -183,19 +183,19 @@ static g16_status read_header(const rd *r, g16__zkey *zk)
     const uint8_t *p = r->bf->buf + s->offset;
     uint64_t size = s->size, off = 0;
     const char *what = r->bf->what;
-    /* the primes first: they tell a zkey for another curve, whatever its sizes */
+    /* the primes first: they tell a zkey for another curve, whatever its sizes; r (the field
+     * of the circuit) names the curve better than q, so it is checked first */
     if (size < 4 || le32(p) > 256 || size < 8 + (uint64_t)le32(p))
         return g16__error(r->err, G16_ERR_TRUNCATED, "%s: section 2 (header): %llu bytes", what, (unsigned long long)size);
     uint32_t n8q = le32(p);
-    if ((st = g16__check_prime(p + 4, n8q, 0, what, "header (section 2), q", r->err)) != G16_OK)
+    uint64_t at_r = 4 + (uint64_t)n8q;
+    uint32_t n8r = le32(p + at_r);
+    if (n8r > 256 || size < at_r + 4 + n8r)
+        return g16__error(r->err, G16_ERR_TRUNCATED, "%s: section 2 (header): %llu bytes", what, (unsigned long long)size);
+    if ((st = g16__check_prime(p + at_r + 4, n8r, 1, what, "header (section 2), r", r->err)) != G16_OK ||
+        (st = g16__check_prime(p + 4, n8q, 0, what, "header (section 2), q", r->err)) != G16_OK)
         return st;
-    off = 4 + 48;
-    uint32_t n8r = le32(p + off);
-    if (size < off + 4 + 32 || (st = g16__check_prime(p + off + 4, n8r, 1, what, "header (section 2), r", r->err)) != G16_OK)
-        return st != G16_OK ? st
-                            : g16__error(r->err, G16_ERR_TRUNCATED, "%s: section 2 (header): %llu bytes", what,
-                                         (unsigned long long)size);
-    off += 4 + 32;
+    off = at_r + 4 + 32; /* both primes are BLS12-381's now: n8q = 48, n8r = 32 */
     uint64_t want = off + 12 + 3 * G1_BYTES + 3 * G2_BYTES;
     if (size != want)
         return g16__error(r->err, size < want ? G16_ERR_TRUNCATED : G16_ERR_FORMAT,
