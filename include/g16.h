@@ -343,9 +343,13 @@ g16_status g16_setup(g16_params **out, const g16_r1cs *r1cs, const g16_setup_opt
  * (tests; GPU-versus-CPU comparisons). Nothing is written to proofs on error. */
 #define G16_PROVE_NO_VERIFY 1u
 #define G16_PROVE_NO_CHECK 2u
+/* Backend: "cpu", "gpu" (G16_ERR_NO_DEVICE when there is none) or "auto" (the GPU when one is
+ * present, else the CPU; one line on stderr says which). NULL: the environment variable
+ * G16_BACKEND, else "auto". With the same r and s both backends give the same proof bytes. */
 typedef struct {
     unsigned flags;
     const g16_fr *r, *s;
+    const char *backend;
 } g16_prove_opts;
 g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs *r1cs,
                      const g16_fr *const *witnesses, size_t count, const g16_prove_opts *opts, g16_error *err);

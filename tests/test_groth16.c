@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "field/fr.h"
+#include "gpu/gpu.h"
 #include "groth16/groth16.h"
 
 /* x³ + x + 5 = y with y public: constraints x·x = x2, x2·x = x3, (x3 + x + 5)·1 = y. */
@@ -151,7 +152,7 @@ static void demo_batch(g16_demo_kind kind, uint64_t m, size_t count)
         tu_rand_fr(&rs[i]);
         tu_rand_fr(&rs[count + i]);
     }
-    g16_prove_opts po = {0, rs, rs + count};
+    g16_prove_opts po = {.r = rs, .s = rs + count};
     assert_int_equal(g16_prove(proofs, p, r, ws, count, &po, &err), G16_OK);
     g16_pvk *pvk;
     assert_int_equal(g16_pvk_create(&pvk, g16_params_vk(p), NULL), G16_OK);
@@ -161,7 +162,7 @@ static void demo_batch(g16_demo_kind kind, uint64_t m, size_t count)
 
     /* fixed r, s: the same proof again, bit for bit; without self-verification too */
     g16_proof again;
-    g16_prove_opts po1 = {G16_PROVE_NO_VERIFY, rs, rs + count};
+    g16_prove_opts po1 = {.flags = G16_PROVE_NO_VERIFY, .r = rs, .s = rs + count};
     assert_int_equal(g16_prove(&again, p, r, ws, 1, &po1, &err), G16_OK);
     uint8_t b1[G16_PROOF_BYTES], b2[G16_PROOF_BYTES];
     g16_proof_write(b1, &proofs[0]);
@@ -301,6 +302,51 @@ static void test_params_files(void **state)
     free(f1), free(f2), free(vb), free(longer), free(bad), free(w);
 }
 
+/* Backend choice: a bad name and a missing GPU are clear errors; with a GPU, the GPU backend's
+ * proof is byte for byte the CPU's for the same r and s. */
+static void test_backends(void **state)
+{
+    (void)state;
+    g16_cs *cs;
+    g16_r1cs *r;
+    g16_error err = {0};
+    assert_int_equal(g16_demo_circuit(&cs, G16_DEMO_BITS, 4096, tu_rand64(), &err), G16_OK);
+    assert_int_equal(g16_cs_finalize(cs, &r, &err), G16_OK);
+    size_t w_len = g16_cs_num_inputs(cs) + g16_cs_num_aux(cs);
+    g16_fr *w = malloc(w_len * sizeof *w), rs[2];
+    assert_int_equal(g16_cs_witness(cs, w, w_len, NULL), G16_OK);
+    g16_params *p;
+    g16_setup_opts so = seeded();
+    assert_int_equal(g16_setup(&p, r, &so, &err), G16_OK);
+    tu_rand_fr(&rs[0]);
+    tu_rand_fr(&rs[1]);
+    const g16_fr *ws[1] = {w};
+    g16_proof cpu, gpu;
+    g16_prove_opts po = {0, &rs[0], &rs[1], "cpu"};
+    assert_int_equal(g16_prove(&cpu, p, r, ws, 1, &po, &err), G16_OK);
+    po.backend = "tpu";
+    assert_int_equal(g16_prove(&gpu, p, r, ws, 1, &po, &err), G16_ERR_ARG);
+    po.backend = "gpu";
+    g16_status st = g16_prove(&gpu, p, r, ws, 1, &po, &err);
+    if (g16__gpu_device_count() == 0) {
+        assert_int_equal(st, G16_ERR_NO_DEVICE);
+        printf("  no CUDA device: %s\n", err.msg);
+    } else {
+        assert_int_equal(st, G16_OK);
+        uint8_t a[G16_PROOF_BYTES], b[G16_PROOF_BYTES];
+        g16_proof_write(a, &cpu);
+        g16_proof_write(b, &gpu);
+        assert_memory_equal(a, b, sizeof a);
+        printf("  GPU proof = CPU proof, byte for byte\n");
+    }
+    po.backend = "auto"; /* either way a valid proof */
+    assert_int_equal(g16_prove(&gpu, p, r, ws, 1, &po, &err), G16_OK);
+    g16_params_destroy(p);
+    g16_r1cs_destroy(r);
+    g16_cs_destroy(cs);
+    free(w);
+}
+
 int main(void)
 {
     tu_seed("test_groth16");
@@ -309,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_demo_bits_batch),
         cmocka_unit_test(test_demo_field_batch),
         cmocka_unit_test(test_params_files),
+        cmocka_unit_test(test_backends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

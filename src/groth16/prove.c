@@ -7,11 +7,14 @@
  *   A = α + Σa + r·δ,  B = β + Σb_g2 + s·δ,  C = s·A + r·(β + Σb_g1 + s·δ) − r·s·δ + Σh + Σl.
  * The assembly uses constant-time curve operations: r and s are the secrets of the proof.
  * Every proof is verified against the parameters' own verifying key before it is returned.
+ * Backends (g16_prove_opts.backend / G16_BACKEND): the CPU always; the GPU takes the H step.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "field/random.h"
+#include "gpu/gpu.h"
 #include "groth16/groth16.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
@@ -153,9 +156,66 @@ static void free_h_buffers(h_buffers *hb)
         g16__free_async(hb->c, hb->bytes, "prove.c", g16__free_large);
 }
 
+/* Where the H step runs. The GPU backend currently takes the NTTs (the H step); the MSMs run on
+ * the CPU until the GPU MSM is wired in. */
+typedef struct {
+    g16__gpu *gpu;
+    g16__gpu_ntt *ntt;
+} backend;
+
+static void backend_close(backend *be)
+{
+    g16__gpu_ntt_destroy(be->ntt);
+    g16__gpu_close(be->gpu);
+    memset(be, 0, sizeof *be);
+}
+
+static void backend_notice(const char *what)
+{
+    static int said; /* one line per process is enough */
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        fprintf(stderr, "g16: backend %s\n", what);
+}
+
+static g16_status backend_open(backend *be, const char *choice, unsigned log_n, g16_error *err)
+{
+    memset(be, 0, sizeof *be);
+    if (!choice)
+        choice = getenv("G16_BACKEND");
+    if (!choice || !*choice)
+        choice = "auto";
+    if (!strcmp(choice, "cpu"))
+        return G16_OK;
+    int want_gpu = !strcmp(choice, "gpu");
+    if (!want_gpu && strcmp(choice, "auto") != 0)
+        return g16__error(err, G16_ERR_ARG, "backend '%s': expected cpu, gpu or auto", choice);
+    if (g16__gpu_device_count() == 0) {
+        if (want_gpu)
+            return g16__error(err, G16_ERR_NO_DEVICE, "backend gpu: %s",
+                              g16__gpu_compiled() ? "no CUDA device is visible" : "this build has no CUDA backend");
+        backend_notice("auto: cpu (no CUDA device)");
+        return G16_OK;
+    }
+    g16_status st = g16__gpu_open(&be->gpu, 0, err);
+    if (st == G16_OK)
+        st = g16__gpu_ntt_create(&be->ntt, be->gpu, log_n, &g16__fr_generator, NULL, err);
+    if (st != G16_OK) {
+        backend_close(be);
+        return st;
+    }
+    g16__gpu_info info;
+    g16__gpu_get_info(be->gpu, &info);
+    char line[sizeof info.name + 64];
+    snprintf(line, sizeof line, "%s: gpu 0 (%s) for the NTTs, cpu for the MSMs", want_gpu ? "gpu" : "auto",
+             info.name);
+    backend_notice(line);
+    return G16_OK;
+}
+
 /* One proof: witness check, a/b/c, H, MSMs, assembly, self-verification. */
 static g16_status prove_one(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
-                            const g16_fr *w, const g16__ntt_domain *dom, h_buffers *hb, const g16_pvk *pvk,
+                            const g16_fr *w, const g16__ntt_domain *dom, backend *be, h_buffers *hb,
+                            const g16_pvk *pvk,
                             const g16_fr *rr, const g16_fr *ss, unsigned flags, g16_error *err)
 {
     g16_status st = G16_OK;
@@ -173,9 +233,14 @@ static g16_status prove_one(g16_proof *proof, size_t idx, const struct g16_param
     g16__span_end(sp);
     if (st != G16_OK)
         goto cleanup;
-    sp = g16__span_begin_n("ntt.h", r->n);
-    g16__ntt_groth16_h(dom, hb->a, hb->b, hb->c);
+    sp = g16__span_begin_n(be->ntt ? "ntt.h.gpu" : "ntt.h", r->n);
+    if (be->ntt)
+        st = g16__gpu_ntt_groth16_h_host(be->ntt, hb->a, hb->b, hb->c, err);
+    else
+        g16__ntt_groth16_h(dom, hb->a, hb->b, hb->c);
     g16__span_end(sp);
+    if (st != G16_OK)
+        goto cleanup;
     msm_results m;
     if ((st = run_msms(&m, p, r, w, hb->a, err)) != G16_OK)
         goto cleanup;
@@ -198,6 +263,7 @@ g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs
     g16_pvk *pvk = NULL;
     g16_proof *out = NULL;
     h_buffers hb = {0};
+    backend be = {0};
     g16__span span = g16__span_begin_n("prove", count);
     if (!proofs || !params || !r1cs || (count && !witnesses)) {
         st = g16__error(err, G16_ERR_ARG, "g16_prove: NULL argument");
@@ -212,7 +278,9 @@ g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs
         goto cleanup;
     if (!(flags & G16_PROVE_NO_VERIFY) && (st = g16_pvk_create(&pvk, &params->vk, err)) != G16_OK)
         goto cleanup;
-    if ((st = g16__ntt_domain_create(&dom, r1cs->log_n, &g16__fr_generator, NULL, err)) != G16_OK)
+    if ((st = backend_open(&be, opts ? opts->backend : NULL, r1cs->log_n, err)) != G16_OK)
+        goto cleanup;
+    if (!be.ntt && (st = g16__ntt_domain_create(&dom, r1cs->log_n, &g16__fr_generator, NULL, err)) != G16_OK)
         goto cleanup;
     hb.bytes = r1cs->n * sizeof(g16_fr);
     hb.a = g16__alloc_large(hb.bytes);
@@ -234,7 +302,7 @@ g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs
             g16__error(err, st, "g16_prove: the OS random generator failed");
             goto cleanup;
         }
-        st = prove_one(&out[i], i, params, r1cs, witnesses[i], dom, &hb, pvk, &rr, &ss, flags, err);
+        st = prove_one(&out[i], i, params, r1cs, witnesses[i], dom, &be, &hb, pvk, &rr, &ss, flags, err);
         memset(&rr, 0, sizeof rr);
         memset(&ss, 0, sizeof ss);
         if (st != G16_OK)
@@ -245,6 +313,7 @@ cleanup:
     free(out);
     free_h_buffers(&hb);
     g16__ntt_domain_destroy(dom);
+    backend_close(&be);
     g16_pvk_destroy(pvk);
     g16__span_end(span);
     return st;

@@ -68,6 +68,9 @@ grep -q "byte" "$dir/err" && ok || bad "truncated parameters: no byte offset in 
 head -c 100 "$dir/bits.proof" >"$dir/trunc.proof"
 expect 2 "inspect-proof truncated" -- "$G16" inspect-proof "$dir/trunc.proof"
 expect 2 "verify with a missing key file" -- "$G16" verify --vk "$dir/none" --proof "$dir/bits.proof" --public "$dir/bits.public"
+# backends: a bad name, and the CPU explicitly
+expect 2 "prove --backend tpu" -- "$G16" prove --circuit bits --constraints 1024 --params "$dir/bits.params" --proof "$dir/x" --backend tpu
+expect 0 "prove --backend cpu" -- "$G16" prove --circuit bits --constraints 1024 --params "$dir/bits.params" --proof "$dir/x" --backend cpu
 # parameters of the wrong circuit size
 expect 2 "prove with parameters of another size" -- "$G16" prove --circuit bits --constraints 2048 --params "$dir/bits.params" --proof "$dir/x"
 grep -q "do not match" "$dir/err" && ok || bad "size mismatch: message"
