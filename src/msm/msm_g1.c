@@ -16,6 +16,7 @@
 #define AFF g16_p1_affine
 #define JAC g16_p1
 #define jac_set_inf g16__p1_set_infinity
+#define MSM_SPAN "msm.g1"
 #define MSM_G2 0
 #define MSM_NAME(x) g16__p1_##x
 

@@ -15,6 +15,7 @@
 #define AFF g16_p2_affine
 #define JAC g16_p2
 #define jac_set_inf g16__p2_set_infinity
+#define MSM_SPAN "msm.g2"
 #define MSM_G2 1
 #define MSM_NAME(x) g16__p2_##x
 

@@ -5,6 +5,8 @@
  *   fe_add fe_sub fe_dbl fe_neg fe_mul fe_sqr fe_inv_var   (the field's API)
  *   AFF, JAC            affine and Jacobian point types; jac_set_inf(JAC *)
  *   MSM_G2              0 or 1; MSM_NAME(x): the public function name for x (msm_var, ...)
+ *   MSM_SPAN            trace span name prefix ("msm.g1"): spans MSM_SPAN, .classify, .windows
+ *                       (one per window task, n = task index), .ones, .combine
  *
  * Point representations used inside (both variable-time, for public data):
  *   affine buckets      (x, y) with a per-bucket "filled" flag (an empty bucket is infinity).
@@ -28,6 +30,7 @@
 
 #include "msm/msm_internal.h"
 #include "util/error.h"
+#include "util/trace.h"
 
 typedef struct {
     FE x, y, zz, zzz;
@@ -547,10 +550,12 @@ static void msm_task(void *vctx, size_t begin, size_t end)
     size_t nwt = pl->ngroups * pl->nchunks;
     for (size_t t = begin; t < end; t++) {
         int ok;
+        g16__span sp = g16__span_begin_n(t < nwt ? MSM_SPAN ".windows" : MSM_SPAN ".ones", t);
         if (t < nwt)
             ok = window_task(x, t / pl->nchunks, t % pl->nchunks);
         else
             ok = ones_task(x, t - nwt, &x->res[(size_t)pl->nwin * pl->nchunks + (t - nwt)]);
+        g16__span_end(sp);
         x->nomem[t] = !ok;
     }
 }
@@ -580,6 +585,7 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
 {
     g16_status st;
     int nthreads, prev_limit = -1;
+    g16__span span = 0;
     g16__msm_prep p;
     g16__msm_plan pl;
     msm_ctx x = {bases, &p, &pl, NULL, NULL};
@@ -593,9 +599,15 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
     if (!density && nbases != nscalars)
         return g16__error(err, G16_ERR_SIZE_MISMATCH, "msm: %zu bases for %zu scalars", nbases, nscalars);
     prev_limit = g16__msm_limit_threads(opts);
-    if ((st = g16__msm_prepare(&p, scalars, nscalars, density, nbases, nthreads, err)) != G16_OK)
+    span = g16__span_begin_n(MSM_SPAN, nscalars);
+    g16__span sp = g16__span_begin(MSM_SPAN ".classify");
+    st = g16__msm_prepare(&p, scalars, nscalars, density, nbases, nthreads, err);
+    g16__span_end(sp);
+    if (st != G16_OK)
         goto cleanup;
     g16__msm_make_plan(&pl, &p, opts, nthreads, MSM_G2);
+    g16__span_metric("nontrivial", p.nothers);
+    g16__span_metric("ones", p.nones);
     x.res = malloc(((size_t)pl.nwin * pl.nchunks + pl.nones_chunks + 1) * sizeof *x.res);
     x.nomem = calloc(pl.ntasks ? pl.ntasks : 1, sizeof *x.nomem);
     if (!x.res || !x.nomem) {
@@ -610,10 +622,13 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
             goto cleanup;
         }
     }
+    sp = g16__span_begin(MSM_SPAN ".combine");
     xyzz sum;
     combine(&sum, &x);
     xyzz_to_jac_normalized(r, &sum);
+    g16__span_end(sp);
 cleanup:
+    g16__span_end(span);
     g16__msm_restore_threads(prev_limit);
     free(x.res);
     free(x.nomem);
