@@ -207,24 +207,28 @@ static void test_linearity(void **state)
     size_t n = (size_t)1 << k;
     g16__ntt_domain *d = make_domain(k, 7, NULL);
     g16_fr *x = fr_array(n), *y = fr_array(n), *z = fr_array(n), al, be, t;
-    rand_vec(x, n);
-    rand_vec(y, n);
-    tu_rand_fr(&al);
-    tu_rand_fr(&be);
-    for (size_t i = 0; i < n; i++) {
-        g16__fr_mul(&z[i], &x[i], &al);
-        g16__fr_mul(&t, &y[i], &be);
-        g16__fr_add(&z[i], &z[i], &t);
+    for (int op = 0; op < 3; op++) {
+        rand_vec(x, n);
+        rand_vec(y, n);
+        tu_rand_fr(&al);
+        tu_rand_fr(&be);
+        for (size_t i = 0; i < n; i++) {
+            g16__fr_mul(&z[i], &x[i], &al);
+            g16__fr_mul(&t, &y[i], &be);
+            g16__fr_add(&z[i], &z[i], &t);
+        }
+        void (*f)(const g16__ntt_domain *, g16_fr *) =
+            op == 0 ? g16__ntt_forward : op == 1 ? g16__ntt_inverse : g16__ntt_coset_forward;
+        f(d, x);
+        f(d, y);
+        f(d, z);
+        for (size_t i = 0; i < n; i++) {
+            g16__fr_mul(&x[i], &x[i], &al);
+            g16__fr_mul(&t, &y[i], &be);
+            g16__fr_add(&x[i], &x[i], &t);
+        }
+        assert_vec_eq(z, x, n);
     }
-    g16__ntt_coset_forward(d, x);
-    g16__ntt_coset_forward(d, y);
-    g16__ntt_coset_forward(d, z);
-    for (size_t i = 0; i < n; i++) {
-        g16__fr_mul(&x[i], &x[i], &al);
-        g16__fr_mul(&t, &y[i], &be);
-        g16__fr_add(&x[i], &x[i], &t);
-    }
-    assert_vec_eq(z, x, n);
     free(x);
     free(y);
     free(z);
