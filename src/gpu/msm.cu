@@ -1,0 +1,895 @@
+/* The GPU MSM (see msm_gpu.h for the interface, msm_core.cuh for the algorithm): kernels that
+ * call the per-thread phases of msm_core.cuh, CUB for the compaction and the radix sort, and the
+ * host orchestration with its memory plan. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/cub.cuh>
+
+#include "gpu/gpu_internal.cuh"
+#include "gpu/msm_core.cuh"
+#include "gpu/msm_gpu.h"
+
+#define TPB 128         /* threads per block of every kernel */
+#define RANDOM_TABLE 48 /* random bases: sums over subsets of this many points */
+
+/* Buffers of a run that depend on n only (allocated at the first run, kept with the handle). */
+typedef struct {
+    gfr *scal;
+    uint8_t *flags;
+    uint32_t *iota, *others, *ones_bits;
+    int64_t *count;
+    void *ones_a, *ones_b; /* ones partials, ping-pong */
+    void *sel_tmp;
+    size_t sel_bytes;
+    uint64_t ones_T;
+    uint32_t ones_Q;
+} fixed_bufs;
+
+/* Buffers of the Pippenger part (depend on the plan; grown when a plan needs more). */
+typedef struct {
+    uint32_t *k0, *k1, *v0, *v1;
+    void *sort_tmp;
+    size_t sort_bytes;
+    void *buckets;
+    uint32_t *sk0, *sk1;
+    void *sp0, *sp1;
+    void *red0, *red1;
+    /* what was allocated for (a later plan fits when it needs no more) */
+    uint64_t N, nbuckets, slots, nred;
+} pip_bufs;
+
+struct g16__gpu_msm {
+    g16__gpu *g;
+    int g2;
+    size_t n;
+    void *bases;          /* device: n affine points */
+    uint32_t *inf_bits;   /* device: bit i = base i is infinity */
+    uint64_t threads_acc; /* resident threads of the level-0 kernel (one full wave) */
+    uint64_t threads_red; /* threads aimed at in the bucket reduction */
+    /* scratch of the runs: NULL until the first run */
+    void *fixed_mem, *pip_mem, *res;
+    size_t res_cap; /* results res holds */
+    fixed_bufs f;
+    pip_bufs p;
+};
+
+/* ---------------------------------------------------------------- kernels */
+
+static __device__ __forceinline__ uint64_t gtid(void) { return blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; }
+
+static unsigned blocks_for(uint64_t threads) { return (unsigned)((threads + TPB - 1) / TPB); }
+
+template <int G2> struct grp;
+template <> struct grp<0> {
+    typedef g1_aff aff;
+    typedef g1_xyzz xyzz;
+};
+template <> struct grp<1> {
+    typedef g2_aff aff;
+    typedef g2_xyzz xyzz;
+};
+
+template <int G2> __global__ static void __launch_bounds__(TPB) k_inf_bits(const void *bases, uint64_t n, uint32_t *bits)
+{
+    uint64_t i = gtid();
+    int inf = 0;
+    if (i < n) {
+        if constexpr (G2)
+            inf = g2_aff_is_inf((const g2_aff *)bases + i);
+        else
+            inf = g1_aff_is_inf((const g1_aff *)bases + i);
+    }
+    unsigned b = __ballot_sync(0xffffffffu, inf);
+    if ((threadIdx.x & 31) == 0 && i < n)
+        bits[i / 32] = b;
+}
+
+/* Classification: the ones bitmap (a word per warp), the others' flags. The grid covers whole
+ * warps past n (they vote 0). */
+__global__ static void __launch_bounds__(TPB) k_classify(const gfr *scal, const uint32_t *inf_bits, uint64_t n,
+                                                         uint32_t *ones_bits, uint8_t *flags)
+{
+    uint64_t i = gtid();
+    int cls = i < n ? msm_classify(scal, inf_bits, i) : 0;
+    unsigned b = __ballot_sync(0xffffffffu, cls == 1);
+    if ((threadIdx.x & 31) == 0 && i < n)
+        ones_bits[i / 32] = b;
+    if (i < n)
+        flags[i] = (uint8_t)(cls == 2);
+}
+
+__global__ static void __launch_bounds__(TPB) k_iota(uint32_t *x, uint64_t n)
+{
+    uint64_t i = gtid();
+    if (i < n)
+        x[i] = (uint32_t)i;
+}
+
+__global__ static void __launch_bounds__(TPB) k_digits(msm_plan p, const gfr *scal, const uint32_t *others,
+                                                       uint32_t *keys, uint32_t *vals)
+{
+    uint64_t j = gtid();
+    if (j < p.m)
+        msm_digits_thread(&p, scal, others, keys, vals, j);
+}
+
+template <int G2, int LVL0> __global__ static void __launch_bounds__(TPB) k_acc(msm_level lv, uint64_t T)
+{
+    uint64_t t = gtid();
+    if (t >= T)
+        return;
+    msm_level l = lv;
+    if constexpr (G2)
+        g2_acc_impl(&l, t, LVL0);
+    else
+        g1_acc_impl(&l, t, LVL0);
+}
+
+template <int G2> __global__ static void __launch_bounds__(TPB) k_reduce(msm_plan p, const void *buckets, void *out)
+{
+    uint64_t t = gtid();
+    if (t >= (uint64_t)p.nwin * p.TR)
+        return;
+    if constexpr (G2)
+        g2_reduce_thread(&p, buckets, out, t);
+    else
+        g1_reduce_thread(&p, buckets, out, t);
+}
+
+template <int G2> __global__ static void __launch_bounds__(TPB) k_sum(const void *in, void *out, uint64_t seglen,
+                                                                      uint64_t T)
+{
+    uint64_t t = gtid();
+    if (t >= T)
+        return;
+    if constexpr (G2)
+        g2_sum_thread(in, out, seglen, MSM_SUM_GROUP, t);
+    else
+        g1_sum_thread(in, out, seglen, MSM_SUM_GROUP, t);
+}
+
+template <int G2> __global__ static void __launch_bounds__(TPB) k_ones(const uint32_t *bits, uint64_t nwords, uint32_t Q,
+                                                                       const void *bases, void *out, uint64_t T)
+{
+    uint64_t t = gtid();
+    if (t >= T)
+        return;
+    if constexpr (G2)
+        g2_ones_thread(bits, nwords, Q, bases, out, t);
+    else
+        g1_ones_thread(bits, nwords, Q, bases, out, t);
+}
+
+template <int G2> __global__ static void k_final(uint32_t nwin, uint32_t c, const void *W, const void *ones, void *out)
+{
+    if (gtid() != 0)
+        return;
+    if constexpr (G2)
+        g2_final_thread(nwin, c, W, ones, out);
+    else
+        g1_final_thread(nwin, c, W, ones, out);
+}
+
+/* ---------------------------------------------------------------- random bases (benchmarks) */
+
+/* p − 2 in 32-bit limbs (Fermat inversion). */
+#define G16_GFP_PM2                                                                                       \
+    {0xffffaaa9u, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u,                       \
+     0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau}
+
+static __device__ void gfp_inv_fermat(gfp *r, const gfp *a)
+{
+    const uint32_t e[12] = G16_GFP_PM2;
+    gfp acc;
+    gfp_set_one(&acc);
+#pragma unroll 1
+    for (int i = 11; i >= 0; i--) {
+#pragma unroll 1
+        for (int b = 31; b >= 0; b--) {
+            gfp_sqr(&acc, &acc);
+            if ((e[i] >> b) & 1)
+                gfp_mul(&acc, &acc, a);
+        }
+    }
+    *r = acc;
+}
+
+static __device__ void gfp2_inv_fermat(gfp2 *r, const gfp2 *a)
+{
+    gfp t0, t1;
+    gfp_sqr(&t0, &a->c0);
+    gfp_sqr(&t1, &a->c1);
+    gfp_add(&t0, &t0, &t1); /* norm a0² + a1² (u² = −1) */
+    gfp_inv_fermat(&t1, &t0);
+    gfp_mul(&r->c0, &a->c0, &t1);
+    gfp_mul(&t0, &a->c1, &t1);
+    gfp_neg(&r->c1, &t0);
+}
+
+static __device__ __forceinline__ uint64_t splitmix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Base i = Σ table[j] over the set bits j < RANDOM_TABLE of a hash of (seed, i), made affine. */
+template <int G2> __global__ static void __launch_bounds__(TPB) k_random(const void *table, uint64_t seed, void *out,
+                                                                         uint64_t n)
+{
+    typedef typename grp<G2>::aff aff;
+    typedef typename grp<G2>::xyzz xyzz;
+    uint64_t i = gtid();
+    if (i >= n)
+        return;
+    uint64_t h = splitmix(seed ^ splitmix(i)) & ((1ull << RANDOM_TABLE) - 1);
+    xyzz acc;
+    aff r;
+    if constexpr (G2) {
+        g2_set_inf(&acc);
+        for (int j = 0; j < RANDOM_TABLE; j++)
+            if ((h >> j) & 1)
+                g2_madd(&acc, (const aff *)table + j, 0);
+        if (g2_is_inf(&acc)) {
+            gfp2_set_zero(&r.x);
+            gfp2_set_zero(&r.y);
+        } else {
+            gfp2 d, inv;
+            gfp2_mul(&d, &acc.zz, &acc.zzz);
+            gfp2_inv_fermat(&inv, &d);
+            gfp2_mul(&d, &inv, &acc.zzz);
+            gfp2_mul(&r.x, &acc.x, &d);
+            gfp2_mul(&d, &inv, &acc.zz);
+            gfp2_mul(&r.y, &acc.y, &d);
+        }
+    } else {
+        g1_set_inf(&acc);
+        for (int j = 0; j < RANDOM_TABLE; j++)
+            if ((h >> j) & 1)
+                g1_madd(&acc, (const aff *)table + j, 0);
+        if (g1_is_inf(&acc)) {
+            gfp_set_zero(&r.x);
+            gfp_set_zero(&r.y);
+        } else {
+            gfp d, inv;
+            gfp_mul(&d, &acc.zz, &acc.zzz);
+            gfp_inv_fermat(&inv, &d);
+            gfp_mul(&d, &inv, &acc.zzz);
+            gfp_mul(&r.x, &acc.x, &d);
+            gfp_mul(&d, &inv, &acc.zz);
+            gfp_mul(&r.y, &acc.y, &d);
+        }
+    }
+    ((aff *)out)[i] = r;
+}
+
+/* ---------------------------------------------------------------- handles */
+
+static size_t aff_size(int g2) { return g2 ? sizeof(g2_aff) : sizeof(g1_aff); }
+static size_t xyzz_size(int g2) { return g2 ? sizeof(g2_xyzz) : sizeof(g1_xyzz); }
+
+static g16_status occupancy(g16__gpu_msm *m, g16_error *err)
+{
+    g16_status st = G16_OK;
+    int nb = 0;
+    if (m->g2)
+        G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc<1, 1>, TPB, 0));
+    else
+        G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc<0, 1>, TPB, 0));
+    if (nb < 1)
+        nb = 1;
+    m->threads_acc = (uint64_t)nb * TPB * (uint64_t)m->g->info.sm_count;
+    m->threads_red = 2 * m->threads_acc;
+cleanup:
+    return st;
+}
+
+/* Allocates the handle and its device bases (not filled) and the infinity bitmap. */
+static g16_status msm_alloc(g16__gpu_msm **out, g16__gpu *g, int g2, size_t n, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__gpu_msm *m = NULL;
+    g16__gpu_plan plan;
+    size_t words = (n + 31) / 32;
+    *out = NULL;
+    if (!g)
+        return g16__error(err, G16_ERR_ARG, "gpu msm: NULL context");
+    if (n > G16__GPU_MSM_MAX_POINTS)
+        return g16__error(err, G16_ERR_UNSUPPORTED, "gpu msm: %zu bases (at most 2^31 - 1)", n);
+    m = (g16__gpu_msm *)calloc(1, sizeof *m);
+    if (!m)
+        return g16__error(err, G16_ERR_NOMEM, "gpu msm: handle");
+    m->g = g;
+    m->g2 = g2;
+    m->n = n;
+    g16__gpu_plan_init(&plan);
+    g16__gpu_plan_add(&plan, "MSM bases", n * aff_size(g2));
+    g16__gpu_plan_add(&plan, "MSM base infinity bitmap", words * 4);
+    st = g16__gpu_plan_check(g, &plan, err);
+    if (st != G16_OK)
+        goto cleanup;
+    st = g16__gpu_alloc(g, &m->bases, n * aff_size(g2), "MSM bases", err);
+    if (st != G16_OK)
+        goto cleanup;
+    st = g16__gpu_alloc(g, (void **)&m->inf_bits, words * 4, "MSM base infinity bitmap", err);
+    if (st != G16_OK)
+        goto cleanup;
+    st = occupancy(m, err);
+    if (st != G16_OK)
+        goto cleanup;
+    *out = m;
+    m = NULL;
+cleanup:
+    g16__gpu_msm_destroy(m);
+    return st;
+}
+
+static g16_status msm_finish_bases(g16__gpu_msm *m, g16_error *err)
+{
+    g16_status st = G16_OK;
+    cudaStream_t s = g16__gpu_stream(m->g);
+    if (m->n == 0)
+        return G16_OK;
+    if (m->g2)
+        G16_CU_LAUNCH(k_inf_bits<1><<<blocks_for(m->n), TPB, 0, s>>>(m->bases, m->n, m->inf_bits));
+    else
+        G16_CU_LAUNCH(k_inf_bits<0><<<blocks_for(m->n), TPB, 0, s>>>(m->bases, m->n, m->inf_bits));
+    G16_CU(cudaStreamSynchronize(s));
+cleanup:
+    return st;
+}
+
+static g16_status msm_create(g16__gpu_msm **out, g16__gpu *g, int g2, const void *bases, size_t n, g16_error *err)
+{
+    g16_status st;
+    g16__gpu_msm *m = NULL;
+    if (!out)
+        return g16__error(err, G16_ERR_ARG, "gpu msm: NULL output pointer");
+    *out = NULL;
+    if (!bases && n > 0)
+        return g16__error(err, G16_ERR_ARG, "gpu msm: NULL bases with n = %zu", n);
+    st = msm_alloc(&m, g, g2, n, err);
+    if (st != G16_OK)
+        goto cleanup;
+    if (n > 0) {
+        st = g16__gpu_upload(g, m->bases, bases, n * aff_size(g2), err);
+        if (st != G16_OK)
+            goto cleanup;
+    }
+    st = msm_finish_bases(m, err);
+    if (st != G16_OK)
+        goto cleanup;
+    *out = m;
+    m = NULL;
+cleanup:
+    g16__gpu_msm_destroy(m);
+    return st;
+}
+
+extern "C" g16_status g16__gpu_msm_create_p1(g16__gpu_msm **out, g16__gpu *g, const g16_p1_affine *bases, size_t n,
+                                             g16_error *err)
+{
+    return msm_create(out, g, 0, bases, n, err);
+}
+
+extern "C" g16_status g16__gpu_msm_create_p2(g16__gpu_msm **out, g16__gpu *g, const g16_p2_affine *bases, size_t n,
+                                             g16_error *err)
+{
+    return msm_create(out, g, 1, bases, n, err);
+}
+
+static g16_status msm_create_random(g16__gpu_msm **out, g16__gpu *g, int g2, size_t n, uint64_t seed, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__gpu_msm *m = NULL;
+    void *dtable = NULL;
+    g16_p2_affine table[RANDOM_TABLE]; /* the larger type; G1 uses the front */
+    cudaStream_t s;
+    if (!out)
+        return g16__error(err, G16_ERR_ARG, "gpu msm: NULL output pointer");
+    *out = NULL;
+    st = msm_alloc(&m, g, g2, n, err);
+    if (st != G16_OK)
+        goto cleanup;
+    s = g16__gpu_stream(g);
+    g16__gpu_msm_random_table(table, g2, RANDOM_TABLE, seed);
+    st = g16__gpu_alloc(g, &dtable, RANDOM_TABLE * aff_size(g2), "random base table", err);
+    if (st != G16_OK)
+        goto cleanup;
+    G16_CU(cudaMemcpyAsync(dtable, table, RANDOM_TABLE * aff_size(g2), cudaMemcpyHostToDevice, s));
+    G16_CU(cudaStreamSynchronize(s)); /* table is on this stack frame */
+    if (n > 0) {
+        if (g2)
+            G16_CU_LAUNCH(k_random<1><<<blocks_for(n), TPB, 0, s>>>(dtable, seed, m->bases, n));
+        else
+            G16_CU_LAUNCH(k_random<0><<<blocks_for(n), TPB, 0, s>>>(dtable, seed, m->bases, n));
+    }
+    st = msm_finish_bases(m, err);
+    if (st != G16_OK)
+        goto cleanup;
+    *out = m;
+    m = NULL;
+cleanup:
+    g16__gpu_free(g, dtable);
+    g16__gpu_msm_destroy(m);
+    return st;
+}
+
+extern "C" g16_status g16__gpu_msm_create_random_p1(g16__gpu_msm **out, g16__gpu *g, size_t n, uint64_t seed,
+                                                    g16_error *err)
+{
+    return msm_create_random(out, g, 0, n, seed, err);
+}
+
+extern "C" g16_status g16__gpu_msm_create_random_p2(g16__gpu_msm **out, g16__gpu *g, size_t n, uint64_t seed,
+                                                    g16_error *err)
+{
+    return msm_create_random(out, g, 1, n, seed, err);
+}
+
+extern "C" g16_status g16__gpu_msm_download_bases(g16__gpu_msm *m, void *host, size_t first, size_t count,
+                                                  g16_error *err)
+{
+    g16_status st = G16_OK;
+    if (!m || (!host && count > 0) || first > m->n || count > m->n - first)
+        return g16__error(err, G16_ERR_ARG, "gpu msm: bad base range [%zu, +%zu)", first, count);
+    if (count == 0)
+        return G16_OK;
+    st = g16__gpu_download(m->g, host, (const char *)m->bases + first * aff_size(m->g2), count * aff_size(m->g2),
+                           err);
+    if (st != G16_OK)
+        return st;
+    return g16__gpu_sync(m->g, err);
+}
+
+extern "C" void g16__gpu_msm_destroy(g16__gpu_msm *m)
+{
+    if (!m)
+        return;
+    g16__gpu_free(m->g, m->bases);
+    g16__gpu_free(m->g, m->inf_bits);
+    g16__gpu_free(m->g, m->fixed_mem);
+    g16__gpu_free(m->g, m->pip_mem);
+    g16__gpu_free(m->g, m->res);
+    free(m);
+}
+
+extern "C" size_t g16__gpu_msm_size(const g16__gpu_msm *m) { return m ? m->n : 0; }
+
+/* ---------------------------------------------------------------- scratch memory */
+
+#define ALIGN_UP(x) (((x) + 255) & ~(size_t)255)
+
+typedef struct {
+    g16__gpu_msm *m;
+    g16__gpu *g;
+    cudaStream_t s;
+    fixed_bufs *f;
+    pip_bufs *p;
+    cudaEvent_t ev[G16__GPU_MSM_PH_COUNT + 1];
+    int timing;
+} run_ctx;
+
+static uint64_t slots_for(const msm_plan *pl) { return 2 * pl->T0 + 2; }
+
+/* Carves `count` buffers of the given sizes out of one allocation. */
+static g16_status arena(g16__gpu *g, void **mem, void **ptrs[], const size_t sizes[], const char *const what[],
+                        int count, const char *name, g16_error *err)
+{
+    g16__gpu_plan plan;
+    size_t total = 0;
+    g16_status st;
+    g16__gpu_plan_init(&plan);
+    for (int i = 0; i < count; i++) {
+        g16__gpu_plan_add(&plan, what[i], ALIGN_UP(sizes[i]));
+        total += ALIGN_UP(sizes[i]);
+    }
+    st = g16__gpu_plan_check(g, &plan, err);
+    if (st != G16_OK)
+        return st;
+    st = g16__gpu_alloc(g, mem, total, name, err);
+    if (st != G16_OK)
+        return st;
+    char *p = (char *)*mem;
+    for (int i = 0; i < count; i++) {
+        *ptrs[i] = p;
+        p += ALIGN_UP(sizes[i]);
+    }
+    return G16_OK;
+}
+
+static g16_status fixed_alloc(run_ctx *x, size_t nsets, g16_error *err)
+{
+    g16_status st = G16_OK;
+    size_t n = x->m->n, words = (n + 31) / 32, xs = xyzz_size(x->m->g2);
+    fixed_bufs *f = x->f;
+    if (nsets > x->m->res_cap) {
+        g16__gpu_free(x->g, x->m->res);
+        x->m->res = NULL;
+        x->m->res_cap = 0;
+        st = g16__gpu_alloc(x->g, &x->m->res, nsets * xs, "MSM results", err);
+        if (st != G16_OK)
+            goto cleanup;
+        x->m->res_cap = nsets;
+    }
+    if (x->m->fixed_mem)
+        return G16_OK;
+    f->ones_Q = (uint32_t)msm_div_up(words, x->m->threads_acc);
+    if (f->ones_Q < 1)
+        f->ones_Q = 1;
+    f->ones_T = msm_div_up(words, f->ones_Q);
+    if (f->ones_T < 1)
+        f->ones_T = 1;
+    f->sel_bytes = 0;
+    G16_CU(cub::DeviceSelect::Flagged(NULL, f->sel_bytes, (const uint32_t *)NULL, (const uint8_t *)NULL,
+                                      (uint32_t *)NULL, (int64_t *)NULL, (int64_t)n, x->s));
+    {
+        size_t sizes[] = {n * sizeof(gfr), n, n * 4, n * 4, words * 4, 16, f->ones_T * xs, f->ones_T * xs,
+                          f->sel_bytes};
+        void **ptrs[] = {(void **)&f->scal, (void **)&f->flags, (void **)&f->iota, (void **)&f->others,
+                         (void **)&f->ones_bits, (void **)&f->count, &f->ones_a, &f->ones_b, &f->sel_tmp};
+        const char *const what[] = {"MSM scalars", "MSM scalar flags", "MSM index sequence", "MSM other indices",
+                                    "MSM ones bitmap", "MSM count", "MSM ones partial sums", "MSM ones partial sums",
+                                    "MSM compaction scratch"};
+        st = arena(x->g, &x->m->fixed_mem, ptrs, sizes, what, 9, "MSM scratch", err);
+        if (st != G16_OK)
+            goto cleanup;
+    }
+    if (n > 0)
+        G16_CU_LAUNCH(k_iota<<<blocks_for(n), TPB, 0, x->s>>>(f->iota, n));
+cleanup:
+    return st;
+}
+
+/* Makes sure the Pippenger buffers hold plan pl (reallocates when they are too small). */
+static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
+{
+    g16_status st = G16_OK;
+    pip_bufs *p = x->p;
+    size_t xs = xyzz_size(x->m->g2), sort_bytes = 0;
+    uint64_t nb = (uint64_t)pl->nwin * pl->B, slots = slots_for(pl), nred = (uint64_t)pl->nwin * pl->TR;
+    {
+        cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
+        G16_CU(cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, dk, dv, (uint64_t)pl->N, 0, (int)pl->key_bits,
+                                               x->s));
+    }
+    if (x->m->pip_mem && pl->N <= p->N && nb <= p->nbuckets && slots <= p->slots && nred <= p->nred &&
+        sort_bytes <= p->sort_bytes)
+        return G16_OK;
+    g16__gpu_free(x->g, x->m->pip_mem);
+    x->m->pip_mem = NULL;
+    memset(p, 0, sizeof *p);
+    {
+        size_t sizes[] = {pl->N * 4, pl->N * 4, pl->N * 4, pl->N * 4, sort_bytes, nb * xs, slots * 4, slots * 4,
+                          slots * xs, slots * xs, nred * xs, nred * xs};
+        void **ptrs[] = {(void **)&p->k0, (void **)&p->k1, (void **)&p->v0, (void **)&p->v1, &p->sort_tmp,
+                         &p->buckets, (void **)&p->sk0, (void **)&p->sk1, &p->sp0, &p->sp1, &p->red0, &p->red1};
+        const char *const what[] = {"MSM digit keys", "MSM digit keys (sort)", "MSM digit values",
+                                    "MSM digit values (sort)", "MSM sort scratch", "MSM buckets",
+                                    "MSM carry keys", "MSM carry keys", "MSM carry points", "MSM carry points",
+                                    "MSM window partial sums", "MSM window partial sums"};
+        st = arena(x->g, &x->m->pip_mem, ptrs, sizes, what, 12, "MSM Pippenger scratch", err);
+        if (st != G16_OK)
+            goto cleanup;
+    }
+    p->sort_bytes = sort_bytes;
+    p->N = pl->N;
+    p->nbuckets = nb;
+    p->slots = slots;
+    p->nred = nred;
+cleanup:
+    return st;
+}
+
+static g16_status mark(run_ctx *x, int phase, g16_error *err)
+{
+    g16_status st = G16_OK;
+    if (x->timing)
+        G16_CU(cudaEventRecord(x->ev[phase], x->s));
+cleanup:
+    return st;
+}
+
+/* ---------------------------------------------------------------- one scalar set */
+
+template <int G2> static g16_status launch_sum_to_one(run_ctx *x, void **a, void **b, uint64_t nseg, uint64_t seglen,
+                                                      g16_error *err)
+{
+    g16_status st = G16_OK;
+    while (seglen > 1) {
+        uint64_t outlen = msm_div_up(seglen, MSM_SUM_GROUP), T = nseg * outlen;
+        G16_CU_LAUNCH(k_sum<G2><<<blocks_for(T), TPB, 0, x->s>>>(*a, *b, seglen, T));
+        void *t = *a;
+        *a = *b;
+        *b = t;
+        seglen = outlen;
+    }
+cleanup:
+    return st;
+}
+
+template <int G2> static g16_status pippenger(run_ctx *x, const msm_plan *pl, const g16__gpu_msm_opts *o, void **W,
+                                              g16_error *err)
+{
+    g16_status st = G16_OK;
+    pip_bufs *p = x->p;
+    size_t xs = xyzz_size(G2);
+    (void)o;
+    G16_CU_LAUNCH(k_digits<<<blocks_for(pl->m), TPB, 0, x->s>>>(*pl, x->f->scal, x->f->others, p->k0, p->v0));
+    st = mark(x, G16__GPU_MSM_PH_SORT, err);
+    if (st != G16_OK)
+        goto cleanup;
+    {
+        cub::DoubleBuffer<uint32_t> dk(p->k0, p->k1), dv(p->v0, p->v1);
+        size_t bytes = p->sort_bytes;
+        G16_CU(cub::DeviceRadixSort::SortPairs(p->sort_tmp, bytes, dk, dv, (uint64_t)pl->N, 0, (int)pl->key_bits,
+                                               x->s));
+        st = mark(x, G16__GPU_MSM_PH_ACCUM, err);
+        if (st != G16_OK)
+            goto cleanup;
+        G16_CU(cudaMemsetAsync(p->buckets, 0, (size_t)pl->nwin * pl->B * xs, x->s));
+        msm_level lv;
+        memset(&lv, 0, sizeof lv);
+        lv.n = pl->N;
+        lv.per = pl->per0;
+        lv.sent = pl->sent;
+        lv.keys = dk.Current();
+        lv.vals = dv.Current();
+        lv.bases = x->m->bases;
+        lv.in = NULL;
+        lv.buckets = p->buckets;
+        lv.okeys = p->sk0;
+        lv.opts = p->sp0;
+        G16_CU_LAUNCH(k_acc<G2, 1><<<blocks_for(pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
+        uint64_t S = 2 * pl->T0, T = pl->T0;
+        uint32_t *ik = p->sk0, *ok = p->sk1;
+        void *ip = p->sp0, *op = p->sp1;
+        while (T > 1) {
+            T = msm_div_up(S, pl->per);
+            lv.n = S;
+            lv.per = pl->per;
+            lv.keys = ik;
+            lv.vals = NULL;
+            lv.bases = NULL;
+            lv.in = ip;
+            lv.okeys = ok;
+            lv.opts = op;
+            G16_CU_LAUNCH(k_acc<G2, 0><<<blocks_for(T), TPB, 0, x->s>>>(lv, T));
+            S = 2 * T;
+            uint32_t *tk = ik;
+            ik = ok;
+            ok = tk;
+            void *tp = ip;
+            ip = op;
+            op = tp;
+        }
+    }
+    st = mark(x, G16__GPU_MSM_PH_REDUCE, err);
+    if (st != G16_OK)
+        goto cleanup;
+    {
+        uint64_t T = (uint64_t)pl->nwin * pl->TR;
+        void *a = p->red0, *b = p->red1;
+        G16_CU_LAUNCH(k_reduce<G2><<<blocks_for(T), TPB, 0, x->s>>>(*pl, p->buckets, a));
+        st = launch_sum_to_one<G2>(x, &a, &b, pl->nwin, pl->TR, err);
+        if (st != G16_OK)
+            goto cleanup;
+        *W = a;
+    }
+cleanup:
+    return st;
+}
+
+template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, size_t set,
+                                            const g16__gpu_msm_opts *o, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__gpu_msm *m = x->m;
+    fixed_bufs *f = x->f;
+    size_t n = m->n, words = (n + 31) / 32, xs = xyzz_size(G2);
+    int64_t count = 0;
+    void *W = NULL, *ones = NULL;
+    msm_plan pl;
+    memset(&pl, 0, sizeof pl);
+    void *res = (char *)m->res + set * xs;
+
+    st = mark(x, G16__GPU_MSM_PH_UPLOAD, err);
+    if (st != G16_OK)
+        goto cleanup;
+    G16_CU(cudaMemcpyAsync(f->scal, scalars + set * n, n * sizeof(gfr), cudaMemcpyHostToDevice, x->s));
+    st = mark(x, G16__GPU_MSM_PH_CLASSIFY, err);
+    if (st != G16_OK)
+        goto cleanup;
+    G16_CU_LAUNCH(k_classify<<<blocks_for(n), TPB, 0, x->s>>>(f->scal, m->inf_bits, n, f->ones_bits, f->flags));
+    {
+        size_t bytes = f->sel_bytes;
+        G16_CU(cub::DeviceSelect::Flagged(f->sel_tmp, bytes, (const uint32_t *)f->iota, (const uint8_t *)f->flags,
+                                          f->others, f->count, (int64_t)n, x->s));
+    }
+    G16_CU(cudaMemcpyAsync(&count, f->count, sizeof count, cudaMemcpyDeviceToHost, x->s));
+    G16_CU(cudaStreamSynchronize(x->s));
+    if (o && o->nothers)
+        o->nothers[set] = (uint64_t)count;
+    st = mark(x, G16__GPU_MSM_PH_ONES, err);
+    if (st != G16_OK)
+        goto cleanup;
+    {
+        void *a = f->ones_a, *b = f->ones_b;
+        G16_CU_LAUNCH(k_ones<G2><<<blocks_for(f->ones_T), TPB, 0, x->s>>>(f->ones_bits, words, f->ones_Q, m->bases,
+                                                                         a, f->ones_T));
+        st = launch_sum_to_one<G2>(x, &a, &b, 1, f->ones_T, err);
+        if (st != G16_OK)
+            goto cleanup;
+        ones = a;
+    }
+    st = mark(x, G16__GPU_MSM_PH_DIGITS, err);
+    if (st != G16_OK)
+        goto cleanup;
+    if (count > 0) {
+        msm_plan_make(&pl, (uint64_t)count, o ? o->window : 0, o && o->threads0 ? o->threads0 : m->threads_acc,
+                      m->threads_red, o ? o->carry_per : 0);
+        st = pip_ensure(x, &pl, err);
+        if (st != G16_OK)
+            goto cleanup;
+        st = G2 ? pippenger<1>(x, &pl, o, &W, err) : pippenger<0>(x, &pl, o, &W, err);
+        if (st != G16_OK)
+            goto cleanup;
+    } else {
+        /* no Pippenger part: the phases in between take no time */
+        for (int ph = G16__GPU_MSM_PH_SORT; ph <= G16__GPU_MSM_PH_REDUCE; ph++) {
+            st = mark(x, ph, err);
+            if (st != G16_OK)
+                goto cleanup;
+        }
+    }
+    st = mark(x, G16__GPU_MSM_PH_FINAL, err);
+    if (st != G16_OK)
+        goto cleanup;
+    G16_CU_LAUNCH(k_final<G2><<<1, 32, 0, x->s>>>(count > 0 ? pl.nwin : 0, pl.c, W, ones, res));
+    st = mark(x, G16__GPU_MSM_PH_COUNT, err);
+cleanup:
+    return st;
+}
+
+static g16_status add_times(run_ctx *x, double *ms, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaEventSynchronize(x->ev[G16__GPU_MSM_PH_COUNT]));
+    for (int ph = 0; ph < G16__GPU_MSM_PH_COUNT; ph++) {
+        float f = 0;
+        G16_CU(cudaEventElapsedTime(&f, x->ev[ph], x->ev[ph + 1]));
+        ms[ph] += f;
+    }
+cleanup:
+    return st;
+}
+
+static g16_status check_opts(const g16__gpu_msm_opts *o, g16_error *err)
+{
+    if (!o)
+        return G16_OK;
+    if (o->window && (o->window < 2 || o->window > MSM_MAX_WINDOW))
+        return g16__error(err, G16_ERR_ARG, "gpu msm: window %u (2..%u or 0)", o->window, MSM_MAX_WINDOW);
+    if (o->carry_per && o->carry_per < 4)
+        return g16__error(err, G16_ERR_ARG, "gpu msm: carry_per %u (>= 4 or 0)", o->carry_per);
+    return G16_OK;
+}
+
+static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scalars, size_t nsets,
+                          const g16__gpu_msm_opts *o, g16_error *err)
+{
+    g16_status st = G16_OK;
+    run_ctx x;
+    char *hres = NULL;
+    size_t xs = xyzz_size(g2);
+    memset(&x, 0, sizeof x);
+    if (!m || !out || (!scalars && nsets > 0 && m->n > 0))
+        return g16__error(err, G16_ERR_ARG, "gpu msm: NULL argument");
+    if (m->g2 != g2)
+        return g16__error(err, G16_ERR_ARG, "gpu msm: the bases are in G%d, not G%d", m->g2 + 1, g2 + 1);
+    st = check_opts(o, err);
+    if (st != G16_OK)
+        return st;
+    if (nsets == 0)
+        return G16_OK;
+    if (m->n == 0) {
+        g2_xyzz inf; /* zero bits: infinity in either group */
+        memset(&inf, 0, sizeof inf);
+        for (size_t s = 0; s < nsets; s++) {
+            if (g2)
+                g16__gpu_msm_xyzz_to_p2((g16_p2 *)out + s, &inf);
+            else
+                g16__gpu_msm_xyzz_to_p1((g16_p1 *)out + s, &inf);
+        }
+        return G16_OK;
+    }
+    x.m = m;
+    x.g = m->g;
+    x.f = &m->f;
+    x.p = &m->p;
+    x.s = g16__gpu_stream(m->g);
+    x.timing = o && o->phase_ms;
+    hres = (char *)malloc(nsets * xs);
+    if (!hres) {
+        st = g16__error(err, G16_ERR_NOMEM, "gpu msm: %zu results", nsets);
+        goto cleanup;
+    }
+    G16_CU(cudaSetDevice(m->g->device));
+    if (x.timing)
+        for (int i = 0; i <= G16__GPU_MSM_PH_COUNT; i++)
+            G16_CU(cudaEventCreate(&x.ev[i]));
+    st = fixed_alloc(&x, nsets, err);
+    if (st != G16_OK)
+        goto cleanup;
+    {
+        /* the Pippenger buffers for the largest case, all scalars non-trivial, once up front */
+        msm_plan pl;
+        msm_plan_make(&pl, m->n, o ? o->window : 0, o && o->threads0 ? o->threads0 : m->threads_acc, m->threads_red,
+                      o ? o->carry_per : 0);
+        st = pip_ensure(&x, &pl, err);
+        if (st != G16_OK)
+            goto cleanup;
+    }
+    for (size_t s = 0; s < nsets; s++) {
+        st = g2 ? run_set<1>(&x, scalars, s, o, err) : run_set<0>(&x, scalars, s, o, err);
+        if (st != G16_OK)
+            goto cleanup;
+        if (x.timing) {
+            st = add_times(&x, o->phase_ms, err);
+            if (st != G16_OK)
+                goto cleanup;
+        }
+    }
+    G16_CU(cudaMemcpyAsync(hres, m->res, nsets * xs, cudaMemcpyDeviceToHost, x.s));
+    G16_CU(cudaStreamSynchronize(x.s));
+    for (size_t s = 0; s < nsets; s++) {
+        if (g2)
+            g16__gpu_msm_xyzz_to_p2((g16_p2 *)out + s, hres + s * xs);
+        else
+            g16__gpu_msm_xyzz_to_p1((g16_p1 *)out + s, hres + s * xs);
+    }
+cleanup:
+    if (st != G16_OK)
+        g16__error_prefix(err, "gpu msm (G%d, n = %zu): ", g2 + 1, m->n);
+    for (int i = 0; i <= G16__GPU_MSM_PH_COUNT; i++)
+        if (x.ev[i])
+            cudaEventDestroy(x.ev[i]);
+    free(hres);
+    return st;
+}
+
+extern "C" g16_status g16__gpu_msm_run_p1(g16__gpu_msm *m, g16_p1 *out, const g16_fr *scalars, size_t nsets,
+                                          const g16__gpu_msm_opts *opts, g16_error *err)
+{
+    return msm_run(m, 0, out, scalars, nsets, opts, err);
+}
+
+extern "C" g16_status g16__gpu_msm_run_p2(g16__gpu_msm *m, g16_p2 *out, const g16_fr *scalars, size_t nsets,
+                                          const g16__gpu_msm_opts *opts, g16_error *err)
+{
+    return msm_run(m, 1, out, scalars, nsets, opts, err);
+}
+
+extern "C" g16_status g16__gpu_p1_msm(g16__gpu *g, g16_p1 *out, const g16_p1_affine *bases, const g16_fr *scalars,
+                                      size_t n, g16_error *err)
+{
+    g16__gpu_msm *m = NULL;
+    g16_status st = g16__gpu_msm_create_p1(&m, g, bases, n, err);
+    if (st == G16_OK)
+        st = g16__gpu_msm_run_p1(m, out, scalars, 1, NULL, err);
+    g16__gpu_msm_destroy(m);
+    return st;
+}
+
+extern "C" g16_status g16__gpu_p2_msm(g16__gpu *g, g16_p2 *out, const g16_p2_affine *bases, const g16_fr *scalars,
+                                      size_t n, g16_error *err)
+{
+    g16__gpu_msm *m = NULL;
+    g16_status st = g16__gpu_msm_create_p2(&m, g, bases, n, err);
+    if (st == G16_OK)
+        st = g16__gpu_msm_run_p2(m, out, scalars, 1, NULL, err);
+    g16__gpu_msm_destroy(m);
+    return st;
+}

@@ -1,0 +1,304 @@
+/*
+ * The GPU MSM's arithmetic and per-thread phases, in the C subset shared by CUDA C++ and C11
+ * (like field.cuh): the kernels in msm.cu call these functions once per thread, and
+ * tests/test_gpu_msm.c runs the same functions thread by thread on the host, with a plain sort
+ * in place of CUB's, so the whole algorithm is checked against the CPU MSM on any machine.
+ *
+ * Representation: gfp2 = c0 + c1·u with u² = −1 (the bits of g16_fp2); points as in
+ * msm_curve.cuh (g1_aff / g2_aff are the bits of g16_p1_affine / g16_p2_affine). Scalars enter
+ * as g16_fr bits (Montgomery form) and are made canonical (one Montgomery product by 1) before
+ * their digits are taken; like the CPU, a scalar is "zero" / "one" when its Montgomery limbs are
+ * those of 0 / 1, and a base at infinity makes its scalar count as zero.
+ *
+ * Algorithm (signed-digit Pippenger, XYZZ buckets):
+ *  1. classify: per scalar, zero (skipped), one (a bit in the ones bitmap), or other (flag);
+ *     the others' indices are compacted (m of them).
+ *  2. digits: each other scalar gives nwin = ceil(256/c) Booth digits d (|d| <= 2^(c-1)), as
+ *     the CPU's g16__msm_booth_digit; entry (key, val) per window: key = w·B + |d| − 1 with
+ *     B = 2^(c−1) buckets per window, val = base index | sign << 31; d = 0 gives key = sent
+ *     (= nwin·B, above every bucket). N = nwin·m entries, sorted by key (CUB radix sort on
+ *     key_bits bits: bucket runs, sentinels last).
+ *  3. accumulation levels (acc_thread): level 0 gives each thread `per` consecutive sorted
+ *     entries; it sums each run of equal keys into an XYZZ accumulator with mixed additions.
+ *     A run wholly inside the range is stored into its bucket; a run that began in an earlier
+ *     range (the thread's first run, "head") or goes on into the next ("tail") is left in the
+ *     thread's slots 2t / 2t+1 instead, each slot with its key. Unused slots hold infinity, with
+ *     the key of the thread's first / last run, so slot keys never decrease. Level l + 1 runs
+ *     the same function over the 2T slots of level l (general additions; a run wholly inside a
+ *     range is added into its bucket when it is not infinity): a bucket written at level 0 only
+ *     ever sees infinity in later slots, a bucket split over threads gets the sum of its parts.
+ *     Each level divides the slot count by per/2; the last level has one thread. Runs of any
+ *     length (all scalars equal) cost O(log) levels, never a long serial chain.
+ *  4. reduction (reduce_thread): window w's sum Σ_j j·bucket_j splits into TR segments of L
+ *     buckets; each thread does running sums over its segment and adds (s·L)·(segment total);
+ *     sum_thread then adds the TR results of each window in groups of 8 until one is left.
+ *  5. ones (ones_thread): the bases of the set bits of the ones bitmap, summed per range of
+ *     bitmap words, then in groups of 8 to one point.
+ *  6. final_thread: Horner over the window sums (c doublings between windows), plus the ones.
+ * The result leaves the device in XYZZ form and is normalized on the host (one inversion).
+ */
+#ifndef G16_GPU_MSM_CORE_CUH
+#define G16_GPU_MSM_CORE_CUH
+
+#include <stdint.h>
+
+#include "gpu/field.cuh"
+
+/* ---------------------------------------------------------------- small helpers */
+
+/* Point operations and Fp2 products are real functions (not inlined) in device code: inlined,
+ * every kernel would carry tens of thousands of instructions per call site and nvcc would take
+ * many minutes per file; as calls, their operands pass through the (L1-cached) stack, a few
+ * percent of the several thousand multiply-adds each call does. */
+#if defined(__CUDACC__)
+#define G16_NI static __host__ __device__ __noinline__
+#else
+#define G16_NI static inline
+#endif
+
+G16_HD int msm_ctz32(uint32_t m)
+{
+#if defined(G16_PTX)
+    return __ffs((int)m) - 1;
+#else
+    return __builtin_ctz(m);
+#endif
+}
+
+G16_HD int gfp_is_zero(const gfp *a)
+{
+    uint32_t z = 0;
+    G16_UNROLL
+    for (int j = 0; j < G16_GFP_LIMBS; j++)
+        z |= a->l[j];
+    return z == 0;
+}
+
+G16_HD void gfp_set_zero(gfp *r)
+{
+    G16_UNROLL
+    for (int j = 0; j < G16_GFP_LIMBS; j++)
+        r->l[j] = 0;
+}
+
+/* ---------------------------------------------------------------- Fp2 = Fp[u]/(u² + 1) */
+
+typedef struct {
+    gfp c0, c1;
+} gfp2;
+
+G16_HD void gfp2_add(gfp2 *r, const gfp2 *a, const gfp2 *b)
+{
+    gfp_add(&r->c0, &a->c0, &b->c0);
+    gfp_add(&r->c1, &a->c1, &b->c1);
+}
+G16_HD void gfp2_sub(gfp2 *r, const gfp2 *a, const gfp2 *b)
+{
+    gfp_sub(&r->c0, &a->c0, &b->c0);
+    gfp_sub(&r->c1, &a->c1, &b->c1);
+}
+G16_HD void gfp2_neg(gfp2 *r, const gfp2 *a)
+{
+    gfp_neg(&r->c0, &a->c0);
+    gfp_neg(&r->c1, &a->c1);
+}
+/* Karatsuba: 3 Fp products. */
+G16_NI void gfp2_mul(gfp2 *r, const gfp2 *a, const gfp2 *b)
+{
+    gfp t0, t1, t2, sa, sb;
+    gfp_mul(&t0, &a->c0, &b->c0);
+    gfp_mul(&t1, &a->c1, &b->c1);
+    gfp_add(&sa, &a->c0, &a->c1);
+    gfp_add(&sb, &b->c0, &b->c1);
+    gfp_mul(&t2, &sa, &sb);
+    gfp_sub(&r->c0, &t0, &t1);
+    gfp_sub(&t2, &t2, &t0);
+    gfp_sub(&r->c1, &t2, &t1);
+}
+/* (a0 + a1 u)² = (a0 + a1)(a0 − a1) + 2 a0 a1 u: 2 Fp products. */
+G16_NI void gfp2_sqr(gfp2 *r, const gfp2 *a)
+{
+    gfp s, d, t;
+    gfp_add(&s, &a->c0, &a->c1);
+    gfp_sub(&d, &a->c0, &a->c1);
+    gfp_mul(&t, &a->c0, &a->c1);
+    gfp_mul(&r->c0, &s, &d);
+    gfp_add(&r->c1, &t, &t);
+}
+G16_HD int gfp2_is_zero(const gfp2 *a) { return gfp_is_zero(&a->c0) && gfp_is_zero(&a->c1); }
+G16_HD void gfp2_set_zero(gfp2 *r)
+{
+    gfp_set_zero(&r->c0);
+    gfp_set_zero(&r->c1);
+}
+G16_HD void gfp2_set_one(gfp2 *r)
+{
+    gfp_set_one(&r->c0);
+    gfp_set_zero(&r->c1);
+}
+
+/* ---------------------------------------------------------------- plan */
+
+#define MSM_MAX_WINDOW 20u /* c; buckets per window 2^(c-1) */
+#define MSM_CARRY_PER 16u  /* entries per thread in the carry levels (>= 4 so that they shrink) */
+#define MSM_SUM_GROUP 8u
+
+typedef struct {
+    uint32_t c, nwin, B;   /* window bits, windows, buckets per window (2^(c-1)) */
+    uint32_t sent;         /* the sentinel key nwin·B */
+    uint32_t key_bits;     /* bits the sort looks at: 2^key_bits > sent */
+    uint64_t m;            /* non-trivial scalars */
+    uint64_t N;            /* entries nwin·m */
+    uint64_t per0, T0;     /* level 0: entries per thread and threads */
+    uint32_t per;          /* carry levels: entries per thread */
+    uint32_t L, TR;        /* buckets per reduction thread; reduction threads per window (B / L) */
+} msm_plan;
+
+/* Window bits for m non-trivial scalars: the c in [2, MSM_MAX_WINDOW] minimizing
+ * nwin·(m + 3·2^(c−1)) (mixed additions into buckets plus about 2 general additions, each
+ * worth 1.5 mixed ones, per bucket in the reduction). */
+G16_HD uint32_t msm_window_for(uint64_t m)
+{
+    uint32_t best = 2;
+    double best_cost = 0;
+    for (uint32_t c = 2; c <= MSM_MAX_WINDOW; c++) {
+        double cost = (double)((256 + c - 1) / c) * ((double)m + 3.0 * (double)(1u << (c - 1)));
+        if (c == 2 || cost < best_cost) {
+            best = c;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+G16_HD uint64_t msm_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* The plan for m > 0 non-trivial scalars: window c (0 = automatic), about `threads0` threads at
+ * level 0 and `threads_red` in the reduction (the device's resident thread counts; small
+ * values in the host tests), `per` entries per thread in the carry levels (0 = default). */
+G16_HD void msm_plan_make(msm_plan *p, uint64_t m, uint32_t c, uint64_t threads0, uint64_t threads_red, uint32_t per)
+{
+    p->c = c ? c : msm_window_for(m);
+    p->nwin = (256 + p->c - 1) / p->c;
+    p->B = 1u << (p->c - 1);
+    p->sent = p->nwin * p->B;
+    p->key_bits = 1;
+    while (((uint64_t)1 << p->key_bits) <= p->sent)
+        p->key_bits++;
+    p->m = m;
+    p->N = (uint64_t)p->nwin * m;
+    p->per0 = msm_div_up(p->N, threads0 ? threads0 : 1);
+    if (p->per0 < 4)
+        p->per0 = 4;
+    p->T0 = msm_div_up(p->N, p->per0);
+    p->per = per >= 4 ? per : MSM_CARRY_PER;
+    uint64_t total = (uint64_t)p->nwin * p->B, want = threads_red ? threads_red : 1;
+    p->L = 1;
+    while ((uint64_t)p->L < p->B && total / p->L > want)
+        p->L *= 2;
+    p->TR = p->B / p->L;
+}
+
+/* One accumulation level (see the header comment). Level 0: vals and bases set, in NULL;
+ * later levels: in = the previous level's slot points, keys = its slot keys. */
+typedef struct {
+    uint64_t n;           /* entries */
+    uint64_t per;         /* entries per thread */
+    uint32_t sent;
+    const uint32_t *keys;
+    const uint32_t *vals; /* level 0: base index | sign << 31 */
+    const void *bases;    /* level 0: affine bases */
+    const void *in;       /* levels >= 1: xyzz points */
+    void *buckets;        /* xyzz, nwin·B */
+    uint32_t *okeys;      /* 2 slots per thread */
+    void *opts;
+} msm_level;
+
+/* ---------------------------------------------------------------- scalars */
+
+/* 0: skip (zero scalar or base at infinity), 1: scalar one, 2: other. inf_bits: bit i set when
+ * base i is infinity (may be NULL). */
+G16_HD int msm_classify(const gfr *scal, const uint32_t *inf_bits, uint64_t i)
+{
+    const uint32_t one[8] = G16_GFR_ONE;
+    uint32_t z = 0, d1 = 0;
+    G16_UNROLL
+    for (int j = 0; j < 8; j++) {
+        z |= scal[i].l[j];
+        d1 |= scal[i].l[j] ^ one[j];
+    }
+    if (z == 0 || (inf_bits && ((inf_bits[i / 32] >> (i % 32)) & 1)))
+        return 0;
+    return d1 == 0 ? 1 : 2;
+}
+
+/* Canonical value of a Montgomery-form scalar: a·1·R^-1. */
+G16_HD void msm_scalar_canonical(gfr *k, const gfr *a)
+{
+    gfr one_raw;
+    one_raw.l[0] = 1;
+    G16_UNROLL
+    for (int j = 1; j < 8; j++)
+        one_raw.l[j] = 0;
+    gfr_mul(k, a, &one_raw);
+}
+
+/* Booth digit of window w (c bits) of the canonical k, as g16__msm_booth_digit:
+ * t = bits [wc − 1, wc + c] of k (bit −1 = 0), d = ⌈t/2⌉ − 2^c·(top bit of t). */
+G16_HD int32_t msm_booth_digit(const gfr *k, uint32_t w, uint32_t c)
+{
+    uint64_t t;
+    uint32_t lo = w * c;
+    uint64_t mask = (2ull << c) - 1;
+    if (lo == 0) {
+        t = ((uint64_t)k->l[0] << 1) & mask;
+    } else {
+        uint32_t pos = lo - 1, limb = pos / 32, sh = pos % 32;
+        uint64_t v = limb < 8 ? k->l[limb] : 0;
+        if (limb + 1 < 8)
+            v |= (uint64_t)k->l[limb + 1] << 32;
+        t = (v >> sh) & mask;
+    }
+    return (int32_t)((t + 1) >> 1) - (int32_t)((t >> c) << c);
+}
+
+/* Entries of the j-th non-trivial scalar (base index idx): keys[w·m + j], vals[w·m + j]. */
+G16_HD void msm_digits_thread(const msm_plan *p, const gfr *scal, const uint32_t *others, uint32_t *keys,
+                              uint32_t *vals, uint64_t j)
+{
+    uint32_t idx = others[j];
+    gfr k;
+    msm_scalar_canonical(&k, &scal[idx]);
+    for (uint32_t w = 0; w < p->nwin; w++) {
+        int32_t d = msm_booth_digit(&k, w, p->c);
+        uint64_t e = (uint64_t)w * p->m + j;
+        if (d == 0) {
+            keys[e] = p->sent;
+            vals[e] = idx;
+        } else {
+            uint32_t a = (uint32_t)(d < 0 ? -d : d);
+            keys[e] = w * p->B + a - 1;
+            vals[e] = idx | (d < 0 ? 0x80000000u : 0u);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- the two groups */
+
+#define MSM_FE gfp
+#define MSM_F(op) gfp_##op
+#define MSM_P(name) g1_##name
+#include "gpu/msm_curve.cuh"
+#undef MSM_FE
+#undef MSM_F
+#undef MSM_P
+
+#define MSM_FE gfp2
+#define MSM_F(op) gfp2_##op
+#define MSM_P(name) g2_##name
+#include "gpu/msm_curve.cuh"
+#undef MSM_FE
+#undef MSM_F
+#undef MSM_P
+
+#endif /* G16_GPU_MSM_CORE_CUH */

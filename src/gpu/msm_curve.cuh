@@ -1,0 +1,308 @@
+/*
+ * Point arithmetic and MSM phase functions for one group, written once over a field: included
+ * twice by msm_core.cuh (no include guard), after it defines
+ *   MSM_FE        the coordinate field type (gfp for G1, gfp2 for G2)
+ *   MSM_F(op)     that field's function name for op (gfp_mul, gfp2_mul, ...)
+ *   MSM_P(name)   the group's name for name (g1_xyzz, g2_madd, ...)
+ *
+ * Representations (variable-time code: MSM inputs are public):
+ *   aff   (x, y); (0, 0) is infinity (as g16_p1_affine / g16_p2_affine, same bits).
+ *   xyzz  (X, Y, ZZ, ZZZ): x = X/ZZ, y = Y/ZZZ, ZZ³ = ZZZ²; ZZ = 0 is infinity (all-zero bits
+ *         after set_inf, so zero-filled device memory is an array of infinities).
+ * Formulas: the Explicit-Formulas Database's XYZZ set for a = 0 (add-2008-s, madd-2008-s,
+ * dbl-2008-s-1), as in the CPU MSM (msm_tmpl.h), with the same special cases (equal points
+ * double, opposite points give infinity), so every input the CPU accepts is handled.
+ */
+
+typedef struct {
+    MSM_FE x, y;
+} MSM_P(aff);
+
+typedef struct {
+    MSM_FE x, y, zz, zzz;
+} MSM_P(xyzz);
+
+G16_HD void MSM_P(set_inf)(MSM_P(xyzz) *r)
+{
+    MSM_F(set_zero)(&r->x);
+    MSM_F(set_zero)(&r->y);
+    MSM_F(set_zero)(&r->zz);
+    MSM_F(set_zero)(&r->zzz);
+}
+
+G16_HD int MSM_P(is_inf)(const MSM_P(xyzz) *a) { return MSM_F(is_zero)(&a->zz); }
+
+G16_HD int MSM_P(aff_is_inf)(const MSM_P(aff) *p) { return MSM_F(is_zero)(&p->x) && MSM_F(is_zero)(&p->y); }
+
+G16_HD void MSM_P(from_aff)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
+{
+    r->x = p->x;
+    if (neg)
+        MSM_F(neg)(&r->y, &p->y);
+    else
+        r->y = p->y;
+    MSM_F(set_one)(&r->zz);
+    MSM_F(set_one)(&r->zzz);
+}
+
+/* r = 2a (r may alias a). */
+G16_NI void MSM_P(dbl)(MSM_P(xyzz) *r, const MSM_P(xyzz) *a)
+{
+    MSM_FE u, v, w, s, m, t;
+    if (MSM_P(is_inf)(a) || MSM_F(is_zero)(&a->y)) {
+        MSM_P(set_inf)(r);
+        return;
+    }
+    MSM_F(add)(&u, &a->y, &a->y); /* U = 2Y */
+    MSM_F(sqr)(&v, &u);           /* V = U² */
+    MSM_F(mul)(&w, &u, &v);       /* W = U·V */
+    MSM_F(mul)(&s, &a->x, &v);    /* S = X·V */
+    MSM_F(sqr)(&m, &a->x);
+    MSM_F(add)(&t, &m, &m);
+    MSM_F(add)(&m, &m, &t);       /* M = 3X² */
+    MSM_F(mul)(&r->zz, &a->zz, &v);
+    MSM_F(mul)(&r->zzz, &a->zzz, &w);
+    MSM_F(mul)(&w, &w, &a->y);    /* W·Y (a->y read before r->y is written) */
+    MSM_F(sqr)(&t, &m);
+    MSM_F(sub)(&t, &t, &s);
+    MSM_F(sub)(&t, &t, &s);       /* X3 = M² − 2S */
+    MSM_F(sub)(&s, &s, &t);
+    MSM_F(mul)(&s, &m, &s);       /* M(S − X3) */
+    MSM_F(sub)(&r->y, &s, &w);    /* Y3 = M(S − X3) − W·Y */
+    r->x = t;
+}
+
+/* r += (neg ? −p : p); p affine, not infinity. */
+G16_NI void MSM_P(madd)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
+{
+    MSM_FE u2, s2, pp, ppp, q, t, py;
+    if (MSM_P(is_inf)(r)) {
+        MSM_P(from_aff)(r, p, neg);
+        return;
+    }
+    if (neg)
+        MSM_F(neg)(&py, &p->y);
+    else
+        py = p->y;
+    MSM_F(mul)(&u2, &p->x, &r->zz);
+    MSM_F(mul)(&s2, &py, &r->zzz);
+    MSM_F(sub)(&u2, &u2, &r->x); /* P = U2 − X1 */
+    MSM_F(sub)(&s2, &s2, &r->y); /* R = S2 − Y1 */
+    if (MSM_F(is_zero)(&u2)) {
+        if (MSM_F(is_zero)(&s2)) {
+            MSM_P(xyzz) a;
+            MSM_P(from_aff)(&a, p, neg);
+            MSM_P(dbl)(r, &a);
+        } else {
+            MSM_P(set_inf)(r);
+        }
+        return;
+    }
+    MSM_F(sqr)(&pp, &u2);
+    MSM_F(mul)(&ppp, &pp, &u2);
+    MSM_F(mul)(&q, &r->x, &pp);
+    MSM_F(mul)(&r->zz, &r->zz, &pp);
+    MSM_F(mul)(&r->zzz, &r->zzz, &ppp);
+    MSM_F(sqr)(&t, &s2);
+    MSM_F(sub)(&t, &t, &ppp);
+    MSM_F(sub)(&t, &t, &q);
+    MSM_F(sub)(&t, &t, &q);      /* X3 = R² − PPP − 2Q */
+    MSM_F(sub)(&q, &q, &t);
+    MSM_F(mul)(&q, &s2, &q);     /* R(Q − X3) */
+    MSM_F(mul)(&ppp, &r->y, &ppp);
+    MSM_F(sub)(&r->y, &q, &ppp); /* Y3 = R(Q − X3) − Y1·PPP */
+    r->x = t;
+}
+
+/* r += b (general addition; b must not alias r). */
+G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b)
+{
+    MSM_FE u1, u2, s1, s2, pp, ppp, q, t;
+    if (MSM_P(is_inf)(b))
+        return;
+    if (MSM_P(is_inf)(r)) {
+        *r = *b;
+        return;
+    }
+    MSM_F(mul)(&u1, &r->x, &b->zz);
+    MSM_F(mul)(&u2, &b->x, &r->zz);
+    MSM_F(mul)(&s1, &r->y, &b->zzz);
+    MSM_F(mul)(&s2, &b->y, &r->zzz);
+    MSM_F(sub)(&u2, &u2, &u1); /* P */
+    MSM_F(sub)(&s2, &s2, &s1); /* R */
+    if (MSM_F(is_zero)(&u2)) {
+        if (MSM_F(is_zero)(&s2))
+            MSM_P(dbl)(r, r);
+        else
+            MSM_P(set_inf)(r);
+        return;
+    }
+    MSM_F(sqr)(&pp, &u2);
+    MSM_F(mul)(&ppp, &pp, &u2);
+    MSM_F(mul)(&q, &u1, &pp);
+    MSM_F(mul)(&r->zz, &r->zz, &b->zz);
+    MSM_F(mul)(&r->zz, &r->zz, &pp);
+    MSM_F(mul)(&r->zzz, &r->zzz, &b->zzz);
+    MSM_F(mul)(&r->zzz, &r->zzz, &ppp);
+    MSM_F(sqr)(&t, &s2);
+    MSM_F(sub)(&t, &t, &ppp);
+    MSM_F(sub)(&t, &t, &q);
+    MSM_F(sub)(&t, &t, &q);
+    MSM_F(sub)(&q, &q, &t);
+    MSM_F(mul)(&q, &s2, &q);
+    MSM_F(mul)(&ppp, &s1, &ppp);
+    MSM_F(sub)(&r->y, &q, &ppp);
+    r->x = t;
+}
+
+/* r = k·a for a small public k (double-and-add from the top bit); r must not alias a. */
+G16_HD void MSM_P(mul_small)(MSM_P(xyzz) *r, const MSM_P(xyzz) *a, uint32_t k)
+{
+    MSM_P(set_inf)(r);
+    for (int b = 31; b >= 0; b--) {
+        MSM_P(dbl)(r, r);
+        if ((k >> b) & 1)
+            MSM_P(add)(r, a);
+    }
+}
+
+/* ---------------------------------------------------------------- phases (one call = one thread) */
+
+/* Bucket accumulation, one thread of a level (msm_core.cuh, step 3); lvl0 is a constant at
+ * each call so that the compiler keeps only the mixed (level 0) or the general additions. */
+G16_HD void MSM_P(acc_impl)(const msm_level *lv, uint64_t t, int lvl0)
+{
+    const MSM_P(aff) *bases = (const MSM_P(aff) *)lv->bases;
+    const MSM_P(xyzz) *in = (const MSM_P(xyzz) *)lv->in;
+    MSM_P(xyzz) *buckets = (MSM_P(xyzz) *)lv->buckets;
+    MSM_P(xyzz) *spts = (MSM_P(xyzz) *)lv->opts;
+    uint64_t start = t * lv->per, end = start + lv->per < lv->n ? start + lv->per : lv->n;
+    uint32_t sent = lv->sent;
+    MSM_P(xyzz) acc;
+    lv->okeys[2 * t] = sent;
+    lv->okeys[2 * t + 1] = sent;
+    MSM_P(set_inf)(&spts[2 * t]);
+    MSM_P(set_inf)(&spts[2 * t + 1]);
+    if (start >= lv->n || lv->keys[start] == sent)
+        return;
+    uint32_t cur = lv->keys[start];
+    int head = start > 0 && lv->keys[start - 1] == cur, first = 1;
+    lv->okeys[2 * t] = cur;
+    MSM_P(set_inf)(&acc);
+    uint64_t i;
+    for (i = start; i < end; i++) {
+        uint32_t k = lv->keys[i];
+        if (k == sent)
+            break;
+        if (k != cur) {
+            /* cur ends inside this range: either it began in an earlier one (head slot) or it
+             * is this thread's alone */
+            if (first && head)
+                spts[2 * t] = acc;
+            else if (!lvl0)
+                MSM_P(add)(&buckets[cur], &acc);
+            else
+                buckets[cur] = acc;
+            first = 0;
+            cur = k;
+            MSM_P(set_inf)(&acc);
+        }
+        if (!lvl0) {
+            MSM_P(add)(&acc, &in[i]);
+        } else {
+            uint32_t v = lv->vals[i];
+            MSM_P(madd)(&acc, &bases[v & 0x7fffffffu], (int)(v >> 31));
+        }
+    }
+    int tail = i == end && end < lv->n && lv->keys[end] == cur;
+    lv->okeys[2 * t + 1] = cur;
+    if (first && head)
+        spts[2 * t] = acc;
+    else if (tail)
+        spts[2 * t + 1] = acc;
+    else if (!lvl0)
+        MSM_P(add)(&buckets[cur], &acc);
+    else
+        buckets[cur] = acc;
+}
+
+G16_HD void MSM_P(acc_thread)(const msm_level *lv, uint64_t t)
+{
+    if (lv->in)
+        MSM_P(acc_impl)(lv, t, 0);
+    else
+        MSM_P(acc_impl)(lv, t, 1);
+}
+
+/* Weighted bucket sum of segment s of window w (t = w·TR + s): with j the bucket's digit,
+ * out[t] = Σ_{j in segment} j·bucket_j, by running sums from the top of the segment, plus
+ * (s·L)·(segment total). */
+G16_HD void MSM_P(reduce_thread)(const msm_plan *pl, const void *vbuckets, void *vout, uint64_t t)
+{
+    const MSM_P(xyzz) *buckets = (const MSM_P(xyzz) *)vbuckets;
+    MSM_P(xyzz) *out = (MSM_P(xyzz) *)vout;
+    uint64_t w = t / pl->TR, s = t % pl->TR;
+    const MSM_P(xyzz) *b = buckets + w * pl->B + s * pl->L;
+    MSM_P(xyzz) run, acc, hi;
+    MSM_P(set_inf)(&run);
+    MSM_P(set_inf)(&acc);
+    for (uint32_t j = pl->L; j-- > 0;) {
+        MSM_P(add)(&run, &b[j]);
+        MSM_P(add)(&acc, &run);
+    }
+    if (s) {
+        MSM_P(mul_small)(&hi, &run, (uint32_t)(s * pl->L));
+        MSM_P(add)(&acc, &hi);
+    }
+    out[t] = acc;
+}
+
+/* Sums groups of G consecutive points inside each of the segments of seglen points:
+ * out[w·outlen + i] = Σ in[w·seglen + i·G + j], j < G, i·G + j < seglen; outlen = ceil(seglen/G). */
+G16_HD void MSM_P(sum_thread)(const void *vin, void *vout, uint64_t seglen, uint32_t G, uint64_t t)
+{
+    const MSM_P(xyzz) *in = (const MSM_P(xyzz) *)vin;
+    MSM_P(xyzz) *out = (MSM_P(xyzz) *)vout;
+    uint64_t outlen = (seglen + G - 1) / G, w = t / outlen, i = t % outlen;
+    MSM_P(xyzz) acc;
+    MSM_P(set_inf)(&acc);
+    for (uint64_t j = i * G; j < seglen && j < (i + 1) * G; j++)
+        MSM_P(add)(&acc, &in[w * seglen + j]);
+    out[t] = acc;
+}
+
+/* The scalars equal to one: thread t adds the bases of the set bits of words [tQ, tQ + Q). */
+G16_HD void MSM_P(ones_thread)(const uint32_t *bits, uint64_t nwords, uint32_t Q, const void *vbases, void *vout,
+                               uint64_t t)
+{
+    const MSM_P(aff) *bases = (const MSM_P(aff) *)vbases;
+    MSM_P(xyzz) *out = (MSM_P(xyzz) *)vout;
+    MSM_P(xyzz) acc;
+    MSM_P(set_inf)(&acc);
+    for (uint64_t wd = t * Q; wd < nwords && wd < (t + 1) * Q; wd++) {
+        uint32_t m = bits[wd];
+        while (m) {
+            int b = msm_ctz32(m);
+            m &= m - 1;
+            MSM_P(madd)(&acc, &bases[wd * 32 + (uint64_t)b], 0);
+        }
+    }
+    out[t] = acc;
+}
+
+/* The final combination (one thread): Σ_w 2^(wc)·W[w] by Horner's rule, plus the ones' sum
+ * (NULL when there is none). nwin may be 0 (no Pippenger part). */
+G16_HD void MSM_P(final_thread)(uint32_t nwin, uint32_t c, const void *vW, const void *vones, void *vout)
+{
+    const MSM_P(xyzz) *W = (const MSM_P(xyzz) *)vW;
+    MSM_P(xyzz) acc;
+    MSM_P(set_inf)(&acc);
+    for (uint32_t w = nwin; w-- > 0;) {
+        for (uint32_t k = 0; k < c && w + 1 < nwin; k++)
+            MSM_P(dbl)(&acc, &acc);
+        MSM_P(add)(&acc, &W[w]);
+    }
+    if (vones)
+        MSM_P(add)(&acc, (const MSM_P(xyzz) *)vones);
+    *(MSM_P(xyzz) *)vout = acc;
+}

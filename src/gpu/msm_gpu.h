@@ -1,0 +1,108 @@
+/*
+ * Multi-scalar multiplication on the GPU, G1 and G2: r = Σ k_i·P_i, the same function as the CPU
+ * MSM (msm/msm.h, g16__p1_msm_var / g16__p2_msm_var) and the same bits after normalization.
+ *
+ * Inputs (host arrays, borrowed for the call only):
+ *   bases    affine points with the CPU MSM's conventions (infinity = (0, 0), contributes
+ *            nothing; on the curve, not checked; repeated or opposite bases allowed).
+ *   scalars  g16_fr in Montgomery form, fully reduced (the g16_fr invariant). Zero scalars are
+ *            skipped, scalars equal to one are summed without buckets, the rest go through
+ *            Pippenger (src/gpu/msm_core.cuh describes the algorithm).
+ * Output: normalized Jacobian (Z = 1, or the curve layer's infinity (1, 1, 0)), bit-identical to
+ * the CPU MSM's result. Written only on success.
+ *
+ * Resident bases (g16__gpu_msm): the bases are copied to the device once (or generated there,
+ * for benchmarks) and any number of scalar sets run over them; nsets sets in one call are
+ * processed one after the other on the context's stream, reusing the scratch memory, with one
+ * synchronization per set (to size the Pippenger part by its count of non-trivial scalars).
+ * A g16__gpu_msm belongs to one g16__gpu context and is used by one thread at a time.
+ *
+ * Memory (device), for n bases and m non-trivial scalars with window c (nwin = ceil(256/c)):
+ * bases n·96 B (G1) / n·192 B (G2), plus per run: scalars n·32 B, about 9 B·n for the
+ * classification, 16·nwin·m B for the sorted digit entries (two key and two value arrays) and
+ * CUB's temporary space, nwin·2^(c−1) XYZZ buckets (192 B / 384 B each), and small per-thread
+ * arrays. The plan is checked before any allocation (G16_ERR_NOMEM with needed and free bytes).
+ * About 16.5 GB for a G1 MSM of 2^26 random scalars.
+ *
+ * Limits: n <= 2^31 − 1 (G16_ERR_UNSUPPORTED beyond). Errors: G16_ERR_ARG (NULL pointers, bad
+ * options), G16_ERR_NOMEM, G16_ERR_DEVICE / G16_ERR_NO_DEVICE (gpu.h). Timing: variable-time.
+ */
+#ifndef G16_GPU_MSM_GPU_H
+#define G16_GPU_MSM_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "g16.h"
+#include "gpu/gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define G16__GPU_MSM_MAX_POINTS 0x7fffffffULL
+
+/* Phases timed when opts->phase_ms is set (milliseconds on the device, summed over the sets). */
+typedef enum {
+    G16__GPU_MSM_PH_UPLOAD = 0, /* scalars host -> device */
+    G16__GPU_MSM_PH_CLASSIFY,   /* zero / one / other, compaction of the others, count download */
+    G16__GPU_MSM_PH_ONES,       /* sum of the bases with scalar one */
+    G16__GPU_MSM_PH_DIGITS,     /* canonical scalars and signed digits */
+    G16__GPU_MSM_PH_SORT,       /* radix sort of the (bucket, point) entries */
+    G16__GPU_MSM_PH_ACCUM,      /* bucket accumulation (all levels) */
+    G16__GPU_MSM_PH_REDUCE,     /* bucket reduction and window sums */
+    G16__GPU_MSM_PH_FINAL,      /* window combination and result download */
+    G16__GPU_MSM_PH_COUNT
+} g16__gpu_msm_phase;
+
+/* Tuning knobs for tests and benchmarks; NULL for the defaults (all zero). */
+typedef struct {
+    unsigned window;    /* 0: automatic by the number of non-trivial scalars; else c in [2, 20] */
+    uint64_t threads0;  /* 0: automatic; else about this many threads at accumulation level 0 */
+    unsigned carry_per; /* 0: default; else entries per thread in the carry levels, >= 4 */
+    double *phase_ms;   /* optional [G16__GPU_MSM_PH_COUNT], added to (caller zeroes it) */
+    uint64_t *nothers;  /* optional [nsets]: non-trivial scalars per set */
+} g16__gpu_msm_opts;
+
+typedef struct g16__gpu_msm g16__gpu_msm;
+
+/* Copies n bases to the device. G16_ERR_ARG for NULL with n > 0; n = 0 is allowed. */
+g16_status g16__gpu_msm_create_p1(g16__gpu_msm **out, g16__gpu *g, const g16_p1_affine *bases, size_t n,
+                                  g16_error *err);
+g16_status g16__gpu_msm_create_p2(g16__gpu_msm **out, g16__gpu *g, const g16_p2_affine *bases, size_t n,
+                                  g16_error *err);
+/* For benchmarks: n pseudo-random points of the subgroup generated on the device from `seed`
+ * (each a sum of about 24 of 48 random multiples of the generator, converted to affine there):
+ * a 2^26-point G1 set takes about a second instead of minutes on the host. */
+g16_status g16__gpu_msm_create_random_p1(g16__gpu_msm **out, g16__gpu *g, size_t n, uint64_t seed, g16_error *err);
+g16_status g16__gpu_msm_create_random_p2(g16__gpu_msm **out, g16__gpu *g, size_t n, uint64_t seed, g16_error *err);
+/* Copies bases [first, first + count) back to the host (g16_p1_affine or g16_p2_affine by group). */
+g16_status g16__gpu_msm_download_bases(g16__gpu_msm *m, void *host, size_t first, size_t count, g16_error *err);
+void g16__gpu_msm_destroy(g16__gpu_msm *m); /* NULL is a no-op */
+size_t g16__gpu_msm_size(const g16__gpu_msm *m);
+
+/* out[s] = Σ_i scalars[s·n + i]·bases[i] for s < nsets (G1 / G2 by the group the handle was
+ * created for; G16_ERR_ARG for the other). Synchronous. */
+g16_status g16__gpu_msm_run_p1(g16__gpu_msm *m, g16_p1 *out, const g16_fr *scalars, size_t nsets,
+                               const g16__gpu_msm_opts *opts, g16_error *err);
+g16_status g16__gpu_msm_run_p2(g16__gpu_msm *m, g16_p2 *out, const g16_fr *scalars, size_t nsets,
+                               const g16__gpu_msm_opts *opts, g16_error *err);
+
+/* One-shot: copy the bases, run one set, free. */
+g16_status g16__gpu_p1_msm(g16__gpu *g, g16_p1 *out, const g16_p1_affine *bases, const g16_fr *scalars, size_t n,
+                           g16_error *err);
+g16_status g16__gpu_p2_msm(g16__gpu *g, g16_p2 *out, const g16_p2_affine *bases, const g16_fr *scalars, size_t n,
+                           g16_error *err);
+
+/* Host helpers (msm_host.c, in every build): an XYZZ point as the device leaves it (4 / 8 Fp
+ * elements X, Y, ZZ, ZZZ, the bits of g16_fp) to the normalized Jacobian form described above. */
+void g16__gpu_msm_xyzz_to_p1(g16_p1 *out, const void *xyzz);
+void g16__gpu_msm_xyzz_to_p2(g16_p2 *out, const void *xyzz);
+/* count affine multiples k_j·G of the generator (G1: g16_p1_affine, G2: g16_p2_affine) with
+ * pseudo-random full-size k_j drawn from seed: the table of the random bases. */
+void g16__gpu_msm_random_table(void *out, int g2, size_t count, uint64_t seed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* G16_GPU_MSM_GPU_H */

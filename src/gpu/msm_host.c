@@ -1,0 +1,77 @@
+/* Host side of the GPU MSM shared by the CUDA and the stub builds: normalization of the XYZZ
+ * result the device returns (see msm_gpu.h). */
+#include <string.h>
+
+#include "curve/g1.h"
+#include "curve/g2.h"
+#include "field/fp2.h"
+#include "field/fr.h"
+#include "gpu/msm_gpu.h"
+
+/* x = X/ZZ, y = Y/ZZZ with one inversion of ZZ·ZZZ; ZZ = 0 is infinity. Affine coordinates are
+ * unique, so the bits equal the CPU MSM's normalized output. */
+void g16__gpu_msm_xyzz_to_p1(g16_p1 *out, const void *xyzz)
+{
+    g16_fp c[4], d, inv;
+    memcpy(c, xyzz, sizeof c);
+    if (g16__fp_is_zero(&c[2])) {
+        g16__p1_set_infinity(out);
+        return;
+    }
+    g16__fp_mul(&d, &c[2], &c[3]);
+    g16__fp_inv_var(&inv, &d);
+    g16__fp_mul(&d, &inv, &c[3]); /* 1/ZZ */
+    g16__fp_mul(&out->x, &c[0], &d);
+    g16__fp_mul(&d, &inv, &c[2]); /* 1/ZZZ */
+    g16__fp_mul(&out->y, &c[1], &d);
+    g16__fp_set_one(&out->z);
+}
+
+void g16__gpu_msm_xyzz_to_p2(g16_p2 *out, const void *xyzz)
+{
+    g16_fp2 c[4], d, inv;
+    memcpy(c, xyzz, sizeof c);
+    if (g16__fp2_is_zero(&c[2])) {
+        g16__p2_set_infinity(out);
+        return;
+    }
+    g16__fp2_mul(&d, &c[2], &c[3]);
+    g16__fp2_inv_var(&inv, &d);
+    g16__fp2_mul(&d, &inv, &c[3]);
+    g16__fp2_mul(&out->x, &c[0], &d);
+    g16__fp2_mul(&d, &inv, &c[2]);
+    g16__fp2_mul(&out->y, &c[1], &d);
+    g16__fp2_set_one(&out->z);
+}
+
+static uint64_t splitmix_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void g16__gpu_msm_random_table(void *out, int g2, size_t count, uint64_t seed)
+{
+    uint64_t state = seed;
+    for (size_t j = 0; j < count; j++) {
+        g16_fr k, t;
+        g16__fr_from_u64(&k, splitmix_next(&state));
+        for (int i = 0; i < 3; i++) { /* a product of 64-bit values: a full-size scalar */
+            g16__fr_from_u64(&t, splitmix_next(&state) | 1);
+            g16__fr_mul(&k, &k, &t);
+        }
+        if (g2) {
+            g16_p2 p;
+            g16__p2_generator(&p);
+            g16__p2_mul_var(&p, &p, &k);
+            g16__p2_to_affine((g16_p2_affine *)out + j, &p);
+        } else {
+            g16_p1 p;
+            g16__p1_generator(&p);
+            g16__p1_mul_var(&p, &p, &k);
+            g16__p1_to_affine((g16_p1_affine *)out + j, &p);
+        }
+    }
+}

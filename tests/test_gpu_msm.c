@@ -1,0 +1,693 @@
+/* GPU MSM (src/gpu/msm*) against the CPU MSM (msm/msm.h), bit for bit after normalization.
+ *
+ * Host part (runs everywhere): the kernels' per-thread phase functions (gpu/msm_core.cuh) run
+ * thread by thread on the host, with qsort in place of CUB's radix sort, at small sizes with
+ * forced windows, few threads and short carry ranges (so that buckets split over many threads
+ * and several carry levels run), on random inputs and on the edge cases below, in G1 and G2.
+ * Device part (skipped without a CUDA device): the real kernels at n = 1, 2, 3, 2^k ± 1 up to
+ * 2^20 (G16_GPU_TEST_MAX_LOG changes it; G2 stops two steps lower), the edge cases (zero and
+ * one scalars, all scalars equal, repeated bases, bases at infinity, P and −P, scalars −1 and
+ * 2^k − 1, the Filecoin mix), forced small windows and thread counts, a batch of scalar sets
+ * over resident bases, device-generated random bases, and the argument errors. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "curve/g1.h"
+#include "curve/g2.h"
+#include "field/fr.h"
+#include "gpu/gpu.h"
+#include "gpu/msm_core.cuh"
+#include "gpu/msm_gpu.h"
+#include "msm/msm.h"
+
+/* ---------------------------------------------------------------- the two groups */
+
+typedef struct {
+    int g2;
+    const char *name;
+    size_t aff_sz, jac_sz, xyzz_sz;
+    void (*rand_points)(void *out, size_t n);
+    void (*neg_aff)(void *r, const void *a);
+    g16_status (*cpu)(void *r, const void *bases, const g16_fr *k, size_t n);
+    void (*to_jac)(void *out, const void *xyzz);
+    int (*aff_is_inf)(const void *a);
+    void (*acc)(const msm_level *lv, uint64_t t);
+    void (*reduce)(const msm_plan *pl, const void *b, void *out, uint64_t t);
+    void (*sum)(const void *in, void *out, uint64_t seglen, uint32_t G, uint64_t t);
+    void (*ones)(const uint32_t *bits, uint64_t nwords, uint32_t Q, const void *bases, void *out, uint64_t t);
+    void (*fin)(uint32_t nwin, uint32_t c, const void *W, const void *ones, void *out);
+    g16_status (*create)(g16__gpu_msm **m, g16__gpu *g, const void *bases, size_t n, g16_error *err);
+    g16_status (*create_random)(g16__gpu_msm **m, g16__gpu *g, size_t n, uint64_t seed, g16_error *err);
+    g16_status (*run)(g16__gpu_msm *m, void *out, const g16_fr *k, size_t nsets, const g16__gpu_msm_opts *o,
+                      g16_error *err);
+    g16_status (*oneshot)(g16__gpu *g, void *out, const void *bases, const g16_fr *k, size_t n, g16_error *err);
+} grp;
+
+#define DEFINE_GROUP(P, AFF, JAC, G)                                                                             \
+    static void P##_rand_points(void *vout, size_t n)                                                            \
+    {                                                                                                            \
+        AFF *out = vout;                                                                                         \
+        JAC g, q[4], acc;                                                                                        \
+        JAC *tmp = malloc((n ? n : 1) * sizeof *tmp);                                                            \
+        assert_non_null(tmp);                                                                                    \
+        g16__##P##_generator(&g);                                                                                \
+        for (int i = 0; i < 4; i++) {                                                                            \
+            g16_fr k;                                                                                            \
+            tu_rand_fr(&k);                                                                                      \
+            g16__##P##_mul_var(&q[i], &g, &k);                                                                   \
+        }                                                                                                        \
+        g16_fr k0;                                                                                               \
+        tu_rand_fr(&k0);                                                                                         \
+        g16__##P##_mul_var(&acc, &g, &k0);                                                                       \
+        for (size_t i = 0; i < n; i++) {                                                                         \
+            g16__##P##_add_var(&acc, &acc, &q[tu_rand64() % 4]);                                                 \
+            if (tu_rand64() % 8 == 0)                                                                            \
+                g16__##P##_dbl(&acc, &acc);                                                                      \
+            tmp[i] = acc;                                                                                        \
+        }                                                                                                        \
+        g16__##P##_batch_to_affine(out, tmp, n);                                                                 \
+        free(tmp);                                                                                               \
+    }                                                                                                            \
+    static void P##_neg_aff(void *r, const void *a) { g16__##P##_affine_neg(r, a); }                             \
+    static g16_status P##_cpu(void *r, const void *b, const g16_fr *k, size_t n)                                 \
+    {                                                                                                            \
+        return g16__##P##_msm_var(r, b, k, n, NULL, NULL);                                                       \
+    }                                                                                                            \
+    static void P##_to_jac(void *out, const void *x) { g16__gpu_msm_xyzz_to_##P(out, x); }                       \
+    static int P##_aff_is_inf(const void *a) { return g16__##P##_affine_is_infinity(a); }                        \
+    static void P##_acc(const msm_level *lv, uint64_t t) { G##_acc_thread(lv, t); }                              \
+    static void P##_reduce(const msm_plan *pl, const void *b, void *o, uint64_t t) { G##_reduce_thread(pl, b, o, t); } \
+    static void P##_sum(const void *in, void *o, uint64_t s, uint32_t gr, uint64_t t) { G##_sum_thread(in, o, s, gr, t); } \
+    static void P##_ones(const uint32_t *bits, uint64_t nw, uint32_t Q, const void *b, void *o, uint64_t t)      \
+    {                                                                                                            \
+        G##_ones_thread(bits, nw, Q, b, o, t);                                                                   \
+    }                                                                                                            \
+    static void P##_fin(uint32_t nwin, uint32_t c, const void *W, const void *ones, void *o)                     \
+    {                                                                                                            \
+        G##_final_thread(nwin, c, W, ones, o);                                                                   \
+    }                                                                                                            \
+    static g16_status P##_create(g16__gpu_msm **m, g16__gpu *g, const void *b, size_t n, g16_error *e)           \
+    {                                                                                                            \
+        return g16__gpu_msm_create_##P(m, g, b, n, e);                                                           \
+    }                                                                                                            \
+    static g16_status P##_create_random(g16__gpu_msm **m, g16__gpu *g, size_t n, uint64_t s, g16_error *e)       \
+    {                                                                                                            \
+        return g16__gpu_msm_create_random_##P(m, g, n, s, e);                                                   \
+    }                                                                                                            \
+    static g16_status P##_run(g16__gpu_msm *m, void *o, const g16_fr *k, size_t ns, const g16__gpu_msm_opts *op, \
+                              g16_error *e)                                                                      \
+    {                                                                                                            \
+        return g16__gpu_msm_run_##P(m, o, k, ns, op, e);                                                         \
+    }                                                                                                            \
+    static g16_status P##_oneshot(g16__gpu *g, void *o, const void *b, const g16_fr *k, size_t n, g16_error *e)  \
+    {                                                                                                            \
+        return g16__gpu_##P##_msm(g, o, b, k, n, e);                                                             \
+    }
+
+DEFINE_GROUP(p1, g16_p1_affine, g16_p1, g1)
+DEFINE_GROUP(p2, g16_p2_affine, g16_p2, g2)
+
+#define GROUP_ENTRY(P, AFF, JAC, G, g2v, nm)                                                                     \
+    {g2v,          nm,        sizeof(AFF), sizeof(JAC), sizeof(G##_xyzz), P##_rand_points, P##_neg_aff, P##_cpu, \
+     P##_to_jac,   P##_aff_is_inf, P##_acc,   P##_reduce,  P##_sum,          P##_ones,        P##_fin,     P##_create, \
+     P##_create_random, P##_run, P##_oneshot}
+
+static const grp groups[2] = {GROUP_ENTRY(p1, g16_p1_affine, g16_p1, g1, 0, "G1"),
+                              GROUP_ENTRY(p2, g16_p2_affine, g16_p2, g2, 1, "G2")};
+
+/* ---------------------------------------------------------------- inputs */
+
+typedef enum {
+    IN_RANDOM = 0,
+    IN_ZERO,        /* all scalars zero */
+    IN_ONE,         /* all scalars one */
+    IN_EQUAL,       /* all scalars the same random value */
+    IN_REPEATED,    /* three distinct bases, repeated */
+    IN_INFINITY,    /* every third base at infinity */
+    IN_OPPOSITE,    /* pairs P, −P with equal scalars, and with random ones */
+    IN_EXTREME,     /* −1, 2^k − 1, small and random scalars mixed */
+    IN_FILECOIN,    /* 35% zero, 35% one, 30% random */
+    IN_COUNT
+} input_kind;
+
+static const char *const input_name[IN_COUNT] = {"random",      "zero scalars", "one scalars",
+                                                  "equal scalars", "repeated bases", "bases at infinity",
+                                                  "P and -P",    "extreme scalars", "filecoin mix"};
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    assert_non_null(p);
+    return p;
+}
+
+/* 2^k − 1 (k <= 255) as a Montgomery-form Fr element */
+static void fr_pow2_minus1(g16_fr *r, unsigned k)
+{
+    g16_fr two, acc;
+    g16__fr_from_u64(&two, 2);
+    g16__fr_set_one(&acc);
+    for (unsigned i = 0; i < k; i++)
+        g16__fr_mul(&acc, &acc, &two);
+    g16_fr one;
+    g16__fr_set_one(&one);
+    g16__fr_sub(r, &acc, &one);
+}
+
+/* Fills bases (n, fresh random points unless kind needs a pattern) and scalars. */
+static void make_input(const grp *G, input_kind kind, void *bases, g16_fr *k, size_t n)
+{
+    char *b = bases;
+    size_t a = G->aff_sz;
+    G->rand_points(bases, n);
+    for (size_t i = 0; i < n; i++)
+        tu_rand_fr(&k[i]);
+    switch (kind) {
+    case IN_ZERO:
+        for (size_t i = 0; i < n; i++)
+            g16__fr_set_zero(&k[i]);
+        break;
+    case IN_ONE:
+        for (size_t i = 0; i < n; i++)
+            g16__fr_set_one(&k[i]);
+        break;
+    case IN_EQUAL:
+        for (size_t i = 1; i < n; i++)
+            k[i] = k[0];
+        break;
+    case IN_REPEATED:
+        for (size_t i = 3; i < n; i++)
+            memcpy(b + i * a, b + (i % 3) * a, a);
+        for (size_t i = 0; i < n; i += 2) /* equal scalars on equal bases: doublings in buckets */
+            k[i] = k[0];
+        break;
+    case IN_INFINITY:
+        for (size_t i = 0; i < n; i += 3)
+            memset(b + i * a, 0, a);
+        for (size_t i = 1; i < n; i += 6)
+            g16__fr_set_one(&k[i]);
+        break;
+    case IN_OPPOSITE:
+        for (size_t i = 1; i < n; i += 2) {
+            G->neg_aff(b + i * a, b + (i - 1) * a);
+            if (i % 4 == 1)
+                k[i] = k[i - 1];
+        }
+        break;
+    case IN_EXTREME:
+        for (size_t i = 0; i < n; i++) {
+            switch (i % 6) {
+            case 0: g16__fr_set_one(&k[i]); g16__fr_neg(&k[i], &k[i]); break; /* r − 1 */
+            case 1: fr_pow2_minus1(&k[i], (unsigned)(tu_rand64() % 256)); break;
+            case 2: g16__fr_from_u64(&k[i], tu_rand64() % 5); break;
+            case 3: g16__fr_from_u64(&k[i], tu_rand64()); break;
+            default: break;
+            }
+        }
+        break;
+    case IN_FILECOIN:
+        for (size_t i = 0; i < n; i++) {
+            unsigned r = (unsigned)(tu_rand64() % 100);
+            if (r < 35)
+                g16__fr_set_zero(&k[i]);
+            else if (r < 70)
+                g16__fr_set_one(&k[i]);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void expect_same(const grp *G, const void *got, const void *want, const char *what, size_t n,
+                        input_kind kind, unsigned c)
+{
+    if (memcmp(got, want, G->jac_sz) != 0)
+        fail_msg("%s %s n = %zu (%s, window %u): differs from the CPU MSM", G->name, what, n, input_name[kind], c);
+}
+
+/* ---------------------------------------------------------------- host simulation */
+
+typedef struct {
+    uint32_t k, v;
+    uint64_t pos;
+} entry;
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const entry *x = a, *y = b;
+    if (x->k != y->k)
+        return x->k < y->k ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static void sim_sum_to_one(const grp *G, void **a, void **b, uint64_t nseg, uint64_t seglen)
+{
+    while (seglen > 1) {
+        uint64_t outlen = (seglen + MSM_SUM_GROUP - 1) / MSM_SUM_GROUP;
+        for (uint64_t t = 0; t < nseg * outlen; t++)
+            G->sum(*a, *b, seglen, MSM_SUM_GROUP, t);
+        void *x = *a;
+        *a = *b;
+        *b = x;
+        seglen = outlen;
+    }
+}
+
+/* The device pipeline of msm.cu, thread by thread. Returns the number of carry levels run. */
+static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr *scal, size_t n, uint32_t c,
+                        uint64_t threads0, uint64_t tred, uint32_t per, uint32_t onesQ)
+{
+    size_t words = (n + 31) / 32, xs = G->xyzz_sz;
+    unsigned levels = 0;
+    uint32_t *inf_bits = calloc(words + 1, 4), *ones_bits = calloc(words + 1, 4), *others = xmalloc(n * 4);
+    assert_true(inf_bits && ones_bits);
+    for (size_t i = 0; i < n; i++)
+        if (G->aff_is_inf((const char *)bases + i * G->aff_sz))
+            inf_bits[i / 32] |= 1u << (i % 32);
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        int cls = msm_classify((const gfr *)(const void *)scal, inf_bits, i);
+        if (cls == 1)
+            ones_bits[i / 32] |= 1u << (i % 32);
+        else if (cls == 2)
+            others[m++] = (uint32_t)i;
+    }
+    uint64_t T1 = words ? (words + onesQ - 1) / onesQ : 1;
+    void *oa = calloc(T1, xs), *ob = calloc(T1, xs);
+    assert_true(oa && ob);
+    for (uint64_t t = 0; t < T1; t++)
+        G->ones(ones_bits, words, onesQ, bases, oa, t);
+    sim_sum_to_one(G, &oa, &ob, 1, T1);
+    msm_plan pl;
+    memset(&pl, 0, sizeof pl);
+    void *W = NULL, *ra = NULL, *rb = NULL, *buckets = NULL, *sp0 = NULL, *sp1 = NULL;
+    uint32_t *keys = NULL, *vals = NULL, *sk0 = NULL, *sk1 = NULL;
+    if (m > 0) {
+        msm_plan_make(&pl, m, c, threads0, tred, per);
+        keys = xmalloc(pl.N * 4);
+        vals = xmalloc(pl.N * 4);
+        for (uint64_t j = 0; j < m; j++)
+            msm_digits_thread(&pl, (const gfr *)(const void *)scal, others, keys, vals, j);
+        entry *e = xmalloc(pl.N * sizeof *e);
+        for (uint64_t i = 0; i < pl.N; i++) {
+            e[i].k = keys[i];
+            e[i].v = vals[i];
+            e[i].pos = i;
+            assert_true(keys[i] <= pl.sent && keys[i] < (1u << pl.key_bits));
+        }
+        qsort(e, pl.N, sizeof *e, entry_cmp);
+        for (uint64_t i = 0; i < pl.N; i++) {
+            keys[i] = e[i].k;
+            vals[i] = e[i].v;
+        }
+        free(e);
+        buckets = calloc((size_t)pl.nwin * pl.B, xs);
+        uint64_t slots = 2 * pl.T0 + 2;
+        sk0 = xmalloc(slots * 4);
+        sk1 = xmalloc(slots * 4);
+        sp0 = xmalloc(slots * xs);
+        sp1 = xmalloc(slots * xs);
+        assert_non_null(buckets);
+        msm_level lv;
+        memset(&lv, 0, sizeof lv);
+        lv.n = pl.N;
+        lv.per = pl.per0;
+        lv.sent = pl.sent;
+        lv.keys = keys;
+        lv.vals = vals;
+        lv.bases = bases;
+        lv.buckets = buckets;
+        lv.okeys = sk0;
+        lv.opts = sp0;
+        for (uint64_t t = 0; t < pl.T0; t++)
+            G->acc(&lv, t);
+        uint64_t S = 2 * pl.T0, T = pl.T0;
+        while (T > 1) {
+            T = (S + pl.per - 1) / pl.per;
+            lv.n = S;
+            lv.per = pl.per;
+            lv.keys = lv.okeys;
+            lv.vals = NULL;
+            lv.bases = NULL;
+            lv.in = lv.opts;
+            lv.okeys = lv.okeys == sk0 ? sk1 : sk0;
+            lv.opts = lv.opts == sp0 ? sp1 : sp0;
+            for (uint64_t t = 0; t < T; t++)
+                G->acc(&lv, t);
+            S = 2 * T;
+            levels++;
+        }
+        ra = xmalloc((size_t)pl.nwin * pl.TR * xs);
+        rb = xmalloc((size_t)pl.nwin * pl.TR * xs);
+        for (uint64_t t = 0; t < (uint64_t)pl.nwin * pl.TR; t++)
+            G->reduce(&pl, buckets, ra, t);
+        sim_sum_to_one(G, &ra, &rb, pl.nwin, pl.TR);
+        W = ra;
+    }
+    void *res = xmalloc(xs);
+    G->fin(m ? pl.nwin : 0, pl.c, W, oa, res);
+    G->to_jac(out, res);
+    free(res);
+    free(inf_bits);
+    free(ones_bits);
+    free(others);
+    free(oa);
+    free(ob);
+    free(keys);
+    free(vals);
+    free(buckets);
+    free(sk0);
+    free(sk1);
+    free(sp0);
+    free(sp1);
+    free(ra);
+    free(rb);
+    return levels;
+}
+
+/* One input on the simulation with several (window, threads, carry range) shapes. */
+static void sim_case(const grp *G, input_kind kind, size_t n)
+{
+    static const struct {
+        uint32_t c;
+        uint64_t threads0, tred;
+        uint32_t per, onesQ;
+    } shapes[] = {{0, 1000, 1000, 16, 1}, {2, 7, 5, 4, 2}, {3, 3, 64, 5, 1}, {5, 50, 3, 4, 3}, {8, 13, 2, 6, 1}};
+    void *bases = xmalloc(n * G->aff_sz);
+    g16_fr *k = xmalloc(n * sizeof *k);
+    char want[sizeof(g16_p2)], got[sizeof(g16_p2)];
+    make_input(G, kind, bases, k, n);
+    assert_int_equal(G->cpu(want, bases, k, n), G16_OK);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        if (G->g2 && shapes[s].c == 2 && n > 20)
+            continue; /* 128 windows of G2 on the host: slow and adds nothing */
+        sim_msm(G, got, bases, k, n, shapes[s].c, shapes[s].threads0, shapes[s].tred, shapes[s].per,
+                shapes[s].onesQ);
+        expect_same(G, got, want, "simulation", n, kind, shapes[s].c);
+    }
+    free(bases);
+    free(k);
+}
+
+static void test_sim_random(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {1, 2, 3, 5, 33, 100};
+    for (int g = 0; g < 2; g++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            if (g == 1 && sizes[i] > 33)
+                continue;
+            sim_case(&groups[g], IN_RANDOM, sizes[i]);
+        }
+}
+
+static void test_sim_edges(void **state)
+{
+    (void)state;
+    for (int g = 0; g < 2; g++)
+        for (int kind = 1; kind < IN_COUNT; kind++)
+            sim_case(&groups[g], (input_kind)kind, g ? 16 : 48);
+}
+
+/* The carry levels really run: one bucket holding everything (equal scalars) over many threads. */
+static void test_sim_levels(void **state)
+{
+    (void)state;
+    const grp *G = &groups[0];
+    size_t n = 200;
+    void *bases = xmalloc(n * G->aff_sz);
+    g16_fr *k = xmalloc(n * sizeof *k);
+    g16_p1 want, got;
+    make_input(G, IN_EQUAL, bases, k, n);
+    assert_int_equal(G->cpu(&want, bases, k, n), G16_OK);
+    unsigned lv = sim_msm(G, &got, bases, k, n, 16, 100, 4, 4, 1);
+    expect_same(G, &got, &want, "simulation (levels)", n, IN_EQUAL, 16);
+    printf("  equal scalars, n = %zu, 100 threads: %u carry levels\n", n, lv);
+    assert_true(lv >= 3);
+    free(bases);
+    free(k);
+}
+
+/* Booth digits against the CPU's definition, and the plan's invariants. */
+static void test_digits_plan(void **state)
+{
+    (void)state;
+    for (int it = 0; it < tu_iters(200); it++) {
+        g16_fr a;
+        gfr k;
+        uint64_t l[4];
+        tu_rand_fr(&a);
+        if (it % 4 == 0)
+            g16__fr_neg(&a, &a);
+        msm_scalar_canonical(&k, (const gfr *)(const void *)&a);
+        g16__fr_to_limbs(l, &a);
+        assert_memory_equal(l, k.l, 32);
+        for (uint32_t c = 2; c <= MSM_MAX_WINDOW; c++) {
+            uint32_t nwin = (256 + c - 1) / c;
+            /* Σ d_w 2^(wc) = k, checked with GMP */
+            mpz_t acc, t, want;
+            mpz_inits(acc, t, want, NULL);
+            for (uint32_t w = nwin; w-- > 0;) {
+                int32_t d = msm_booth_digit(&k, w, c);
+                assert_true(d >= -(1 << (c - 1)) && d <= (1 << (c - 1)));
+                mpz_mul_2exp(acc, acc, c);
+                if (d >= 0)
+                    mpz_add_ui(acc, acc, (unsigned long)d);
+                else
+                    mpz_sub_ui(acc, acc, (unsigned long)-d);
+            }
+            tu_fr_to_mpz(want, &a);
+            if (mpz_cmp(acc, want) != 0)
+                fail_msg("digits of window %u do not sum to the scalar", c);
+            mpz_clears(acc, t, want, NULL);
+        }
+    }
+    static const uint64_t ms[] = {1, 2, 100, 1 << 16, 1 << 20, 1 << 24, 1ull << 26, 1ull << 27};
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        msm_plan p;
+        msm_plan_make(&p, ms[i], 0, 50000, 100000, 0);
+        assert_true(p.c >= 2 && p.c <= MSM_MAX_WINDOW);
+        assert_true((uint64_t)p.nwin * p.c >= 256);
+        assert_true(p.sent < (1u << p.key_bits));
+        assert_true(p.T0 * p.per0 >= p.N && (p.T0 - 1) * p.per0 < p.N);
+        assert_true(p.L * p.TR == p.B);
+        printf("  m = %llu: window %u, %u windows, %llu level-0 threads of %llu entries, reduction %u x %u\n",
+               (unsigned long long)ms[i], p.c, p.nwin, (unsigned long long)p.T0, (unsigned long long)p.per0,
+               p.nwin * p.TR, p.L);
+    }
+}
+
+/* ---------------------------------------------------------------- device */
+
+static g16__gpu *dev_open_or_skip(void)
+{
+    g16__gpu *g = NULL;
+    g16_error err = {0, ""};
+    g16_status st = g16__gpu_open(&g, 0, &err);
+    if (st == G16_ERR_NO_DEVICE) {
+        printf("no CUDA device: skipped (%s)\n", err.msg);
+        skip();
+    }
+    if (st != G16_OK)
+        fail_msg("gpu open: %s: %s", g16_strerror(st), err.msg);
+    return g;
+}
+
+static unsigned dev_max_log(void)
+{
+    const char *s = getenv("G16_GPU_TEST_MAX_LOG");
+    unsigned v = s ? (unsigned)atoi(s) : 20;
+    return v > 26 ? 26 : v;
+}
+
+/* GPU (resident bases, optional opts) against the CPU on one input. */
+static void dev_check(g16__gpu *g, const grp *G, const void *bases, const g16_fr *k, size_t n, input_kind kind,
+                      const g16__gpu_msm_opts *o)
+{
+    g16__gpu_msm *m = NULL;
+    g16_error err = {0, ""};
+    char want[sizeof(g16_p2)], got[sizeof(g16_p2)];
+    assert_int_equal(G->cpu(want, bases, k, n), G16_OK);
+    if (G->create(&m, g, bases, n, &err) != G16_OK)
+        fail_msg("%s create n = %zu: %s", G->name, n, err.msg);
+    memset(got, 0xa5, sizeof got);
+    if (G->run(m, got, k, 1, o, &err) != G16_OK)
+        fail_msg("%s run n = %zu (%s): %s", G->name, n, input_name[kind], err.msg);
+    expect_same(G, got, want, "device", n, kind, o ? o->window : 0);
+    g16__gpu_msm_destroy(m);
+}
+
+static void test_dev_sizes(void **state)
+{
+    (void)state;
+    g16__gpu *g = dev_open_or_skip();
+    unsigned max = dev_max_log();
+    g16_error err = {0, ""};
+    for (int gi = 0; gi < 2; gi++) {
+        const grp *G = &groups[gi];
+        unsigned gmax = gi ? (max > 2 ? max - 2 : max) : max;
+        size_t nmax = ((size_t)1 << gmax) + 1;
+        /* bases from the device's generator (downloaded; checked on the curve by sampling),
+         * random scalars, every size a prefix */
+        g16__gpu_msm *rm = NULL;
+        if (G->create_random(&rm, g, nmax, tu_rand64(), &err) != G16_OK)
+            fail_msg("%s random bases: %s", G->name, err.msg);
+        char *bases = xmalloc(nmax * G->aff_sz);
+        if (g16__gpu_msm_download_bases(rm, bases, 0, nmax, &err) != G16_OK)
+            fail_msg("download: %s", err.msg);
+        g16__gpu_msm_destroy(rm);
+        for (size_t i = 0; i < nmax; i += 1 + nmax / 64) {
+            if (gi ? !g16__p2_affine_on_curve((const g16_p2_affine *)bases + i) ||
+                         !g16__p2_affine_in_subgroup((const g16_p2_affine *)bases + i)
+                   : !g16__p1_affine_on_curve((const g16_p1_affine *)bases + i) ||
+                         !g16__p1_affine_in_subgroup((const g16_p1_affine *)bases + i))
+                fail_msg("%s device random base %zu is not in the subgroup", G->name, i);
+        }
+        g16_fr *k = xmalloc(nmax * sizeof *k);
+        for (size_t i = 0; i < nmax; i++)
+            tu_rand_fr(&k[i]);
+        dev_check(g, G, bases, k, 1, IN_RANDOM, NULL);
+        dev_check(g, G, bases, k, 2, IN_RANDOM, NULL);
+        dev_check(g, G, bases, k, 3, IN_RANDOM, NULL);
+        for (unsigned e = 2; e <= gmax; e++) {
+            size_t p = (size_t)1 << e;
+            dev_check(g, G, bases, k, p - 1, IN_RANDOM, NULL);
+            dev_check(g, G, bases, k, p, IN_RANDOM, NULL);
+            dev_check(g, G, bases, k, p + 1, IN_RANDOM, NULL);
+        }
+        printf("  device %s: n = 1, 2, 3, 2^k +- 1 up to 2^%u agree with the CPU\n", G->name, gmax);
+        free(bases);
+        free(k);
+    }
+    g16__gpu_close(g);
+}
+
+static void test_dev_edges(void **state)
+{
+    (void)state;
+    g16__gpu *g = dev_open_or_skip();
+    for (int gi = 0; gi < 2; gi++) {
+        const grp *G = &groups[gi];
+        size_t cap = (size_t)1 << dev_max_log(), n = gi ? 3000 : 20000;
+        n = n < cap ? n : cap; /* small under compute-sanitizer (G16_GPU_TEST_MAX_LOG) */
+        void *bases = xmalloc(n * G->aff_sz);
+        g16_fr *k = xmalloc(n * sizeof *k);
+        for (int kind = 0; kind < IN_COUNT; kind++) {
+            make_input(G, (input_kind)kind, bases, k, n);
+            dev_check(g, G, bases, k, n, (input_kind)kind, NULL);
+            /* small windows, few level-0 threads and short carry ranges: buckets split over
+             * threads and several carry levels on the device too */
+            g16__gpu_msm_opts o;
+            memset(&o, 0, sizeof o);
+            o.window = 2 + (unsigned)(kind % 6);
+            o.threads0 = 1 + (uint64_t)kind * 37;
+            o.carry_per = 4 + (unsigned)(kind % 3);
+            dev_check(g, G, bases, k, n, (input_kind)kind, &o);
+        }
+        printf("  device %s: edge cases at n = %zu agree with the CPU (automatic and forced small shapes)\n",
+               G->name, n);
+        free(bases);
+        free(k);
+    }
+    g16__gpu_close(g);
+}
+
+/* nsets scalar sets in one call over resident bases = one call per set = the CPU; the one-shot
+ * entry point; timings and counts reported. */
+static void test_dev_batch(void **state)
+{
+    (void)state;
+    g16__gpu *g = dev_open_or_skip();
+    g16_error err = {0, ""};
+    for (int gi = 0; gi < 2; gi++) {
+        const grp *G = &groups[gi];
+        size_t cap = (size_t)1 << dev_max_log(), n = gi ? 5000 : 40000, nsets = 3;
+        n = n < cap ? n : cap;
+        void *bases = xmalloc(n * G->aff_sz);
+        g16_fr *k = xmalloc(nsets * n * sizeof *k);
+        make_input(G, IN_FILECOIN, bases, k, n);
+        for (size_t i = n; i < nsets * n; i++)
+            tu_rand_fr(&k[i]);
+        for (size_t i = 2 * n; i < 3 * n; i += 3)
+            g16__fr_set_zero(&k[i]);
+        char got[3][sizeof(g16_p2)], want[sizeof(g16_p2)];
+        g16__gpu_msm *m = NULL;
+        double ph[G16__GPU_MSM_PH_COUNT] = {0};
+        uint64_t others[3] = {0};
+        g16__gpu_msm_opts o;
+        memset(&o, 0, sizeof o);
+        o.phase_ms = ph;
+        o.nothers = others;
+        assert_int_equal(G->create(&m, g, bases, n, &err), G16_OK);
+        assert_int_equal(g16__gpu_msm_size(m), n);
+        if (G->run(m, got, k, nsets, &o, &err) != G16_OK)
+            fail_msg("%s batch: %s", G->name, err.msg);
+        for (size_t s = 0; s < nsets; s++) {
+            assert_int_equal(G->cpu(want, bases, k + s * n, n), G16_OK);
+            expect_same(G, got[s], want, "batch", n, s ? IN_RANDOM : IN_FILECOIN, 0);
+        }
+        assert_true(others[0] > n / 5 && others[0] < n / 2 && others[1] == n);
+        if (G->oneshot(g, got[0], bases, k + n, n, &err) != G16_OK)
+            fail_msg("%s one-shot: %s", G->name, err.msg);
+        expect_same(G, got[0], got[1], "one-shot", n, IN_RANDOM, 0);
+        /* the wrong group and bad options are refused, and nothing is written */
+        memset(got[2], 0x5a, sizeof got[2]);
+        assert_int_equal(groups[1 - gi].run(m, got[2], k, 1, NULL, &err), G16_ERR_ARG);
+        o.window = 1;
+        assert_int_equal(G->run(m, got[2], k, 1, &o, &err), G16_ERR_ARG);
+        o.window = 0;
+        o.carry_per = 3;
+        assert_int_equal(G->run(m, got[2], k, 1, &o, &err), G16_ERR_ARG);
+        for (size_t i = 0; i < sizeof got[2]; i++)
+            assert_int_equal((unsigned char)got[2][i], 0x5a);
+        printf("  device %s batch of 3 x %zu: upload %.2f, classify %.2f, ones %.2f, digits %.2f, sort %.2f, "
+               "accumulate %.2f, reduce %.2f, final %.2f ms\n",
+               G->name, n, ph[0], ph[1], ph[2], ph[3], ph[4], ph[5], ph[6], ph[7]);
+        g16__gpu_msm_destroy(m);
+        /* n = 0 gives infinity */
+        assert_int_equal(G->create(&m, g, NULL, 0, &err), G16_OK);
+        assert_int_equal(G->run(m, got[0], NULL, 1, NULL, &err), G16_OK);
+        assert_int_equal(G->cpu(want, bases, k, 0), G16_OK);
+        expect_same(G, got[0], want, "empty", 0, IN_RANDOM, 0);
+        g16__gpu_msm_destroy(m);
+        free(bases);
+        free(k);
+    }
+    g16__gpu_close(g);
+}
+
+static void test_no_device_paths(void **state)
+{
+    (void)state;
+    g16_error err = {0, ""};
+    g16__gpu_msm *m = (g16__gpu_msm *)(uintptr_t)1;
+    g16_p1 r;
+    /* a NULL context is refused (G16_ERR_ARG with CUDA, G16_ERR_NO_DEVICE in the stub build) */
+    g16_status st = g16__gpu_msm_create_p1(&m, NULL, NULL, 0, &err);
+    assert_true(st == G16_ERR_ARG || st == G16_ERR_NO_DEVICE);
+    assert_null(m);
+    st = g16__gpu_p1_msm(NULL, &r, NULL, NULL, 0, &err);
+    assert_true(st == G16_ERR_ARG || st == G16_ERR_NO_DEVICE);
+    g16__gpu_msm_destroy(NULL);
+    assert_int_equal(g16__gpu_msm_size(NULL), 0);
+    if (g16__gpu_device_count() > 0)
+        return;
+    g16__gpu *g = NULL;
+    assert_int_equal(g16__gpu_open(&g, 0, &err), G16_ERR_NO_DEVICE);
+    printf("  no device: %s\n", err.msg);
+}
+
+int main(void)
+{
+    tu_seed("test_gpu_msm");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_digits_plan), cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
+        cmocka_unit_test(test_sim_levels),  cmocka_unit_test(test_no_device_paths), cmocka_unit_test(test_dev_edges),
+        cmocka_unit_test(test_dev_batch),   cmocka_unit_test(test_dev_sizes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
