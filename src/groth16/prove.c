@@ -245,6 +245,13 @@ static g16_status prove_one(g16_proof *proof, size_t idx, const struct g16_param
     if ((st = run_msms(&m, p, r, w, hb->a, err)) != G16_OK)
         goto cleanup;
     assemble(proof, &p->vk, &m, rr, ss);
+    /* The proof goes through the decoder's checks (curve, subgroup) as a verifier would read it,
+     * always: parameters loaded without subgroup checks cannot make a proof with a torsion
+     * component (which would leak the witness modulo the small cofactor primes) reach the caller. */
+    uint8_t bytes[G16_PROOF_BYTES];
+    g16_proof_write(bytes, proof);
+    if ((st = g16_proof_read(proof, bytes, err)) != G16_OK)
+        goto cleanup;
     if (pvk && (st = g16__verify_with(pvk, proof, w + 1, r->num_inputs - 1, err)) != G16_OK)
         g16__error(err, G16_ERR_VERIFY_FAILED, "circuit %zu: the proof does not verify (refusing to return it)", idx);
 cleanup:
