@@ -100,12 +100,12 @@ g16_status g16__binfile_open(g16__binfile *bf, const uint8_t *buf, size_t len, c
         s->size = le64(buf + off + 4);
         s->offset = off + 12;
         if (s->size > len - s->offset) {
-            uint64_t at = off;
+            g16__binsec bad = *s; /* the table is freed before the message is written */
             g16__binfile_close(bf);
             return g16__error(err, G16_ERR_TRUNCATED,
                               "%s: section type %u (header at byte %llu) declares %llu bytes but the file ends %llu bytes later",
-                              what, s->type, (unsigned long long)at, (unsigned long long)s->size,
-                              (unsigned long long)(len - s->offset));
+                              what, bad.type, (unsigned long long)off, (unsigned long long)bad.size,
+                              (unsigned long long)(len - bad.offset));
         }
         off = s->offset + s->size;
     }
