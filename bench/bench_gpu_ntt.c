@@ -126,23 +126,26 @@ static void fill_device(g16__gpu *g, g16_fr *dev, size_t n, g16_fr *stage, size_
     }
 }
 
-typedef enum { T_FWD, T_INV, T_COSET, T_H, T_FWD512 } timed_op;
+typedef enum { T_FWD, T_INV, T_COSET, T_H } timed_op;
 
-static double time_op(g16__gpu *g, g16__gpu_ntt *d, timed_op op, g16_fr *x, g16_fr *b, g16_fr *c, int reps)
+/* Median ms of op with `threads` per pass block and stages in pairs (radix4) or not; the domain
+ * is left at those settings. */
+static double time_op(g16__gpu *g, g16__gpu_ntt *d, timed_op op, g16_fr *x, g16_fr *b, g16_fr *c, int reps,
+                      unsigned threads, int radix4)
 {
     double t[32];
     g16_error err = {0, ""};
     if (reps > 32)
         reps = 32;
-    if (op == T_FWD512 && g16__gpu_ntt_set_threads(d, 512) != G16_OK)
+    if (g16__gpu_ntt_set_threads(d, threads) != G16_OK)
         return 0;
+    g16__gpu_ntt_set_radix4(d, radix4);
     for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
         g16_status st = g16__gpu_timer_start(g, &err);
         g16_fr *xs[1] = {x};
         if (st == G16_OK) {
             switch (op) {
-            case T_FWD:
-            case T_FWD512: st = g16__gpu_ntt_device(d, G16__GPU_NTT_FORWARD, xs, 1, &err); break;
+            case T_FWD: st = g16__gpu_ntt_device(d, G16__GPU_NTT_FORWARD, xs, 1, &err); break;
             case T_INV: st = g16__gpu_ntt_device(d, G16__GPU_NTT_INVERSE, xs, 1, &err); break;
             case T_COSET: st = g16__gpu_ntt_device(d, G16__GPU_NTT_COSET_FORWARD, xs, 1, &err); break;
             default: st = g16__gpu_ntt_groth16_h_device(d, x, b, c, &err); break;
@@ -156,7 +159,6 @@ static double time_op(g16__gpu *g, g16__gpu_ntt *d, timed_op op, g16_fr *x, g16_
         if (r >= 0)
             t[r] = ms;
     }
-    g16__gpu_ntt_set_threads(d, 256);
     return median(t, reps);
 }
 
@@ -224,9 +226,11 @@ static void bench_ntt(g16__gpu *g, unsigned min_log, unsigned max_log)
     g16_error err = {0, ""};
     if (g16__gpu_host_alloc((void **)&stage, stage_n * sizeof *stage, &err) != G16_OK)
         die("pinned staging buffer", &err);
-    emit("\n### NTT on the device (ms, median; 256 threads per pass block unless noted)\n\n");
-    emit("| log n | forward | fwd 512 thr | inverse | coset fwd | H step | floor fwd | fwd / floor | H / (7 fwd) | check |\n");
-    emit("|---|---|---|---|---|---|---|---|---|---|\n");
+    emit("\n### NTT on the device (ms, median)\n\n");
+    emit("Forward in four variants (threads per pass block, stages one by one = r2 or in pairs = r4); "
+         "inverse, coset forward and H with the best forward variant of that size.\n\n");
+    emit("| log n | fwd 256 r2 | fwd 512 r2 | fwd 256 r4 | fwd 512 r4 | inverse | coset fwd | H step | floor fwd | best fwd / floor | H / (7 fwd) | check |\n");
+    emit("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (unsigned k = min_log; k <= max_log; k++) {
         size_t n = (size_t)1 << k, bytes = n * sizeof(g16_fr);
         g16_fr gen;
@@ -247,20 +251,27 @@ static void bench_ntt(g16__gpu *g, unsigned min_log, unsigned max_log)
         fill_device(g, x, n, stage, stage_n);
         check_roundtrip(g, d, x, n, k);
         int reps = k <= 20 ? 21 : k <= 24 ? 11 : 5;
-        double fwd = time_op(g, d, T_FWD, x, NULL, NULL, reps);
-        double f512 = time_op(g, d, T_FWD512, x, NULL, NULL, reps);
-        double inv = time_op(g, d, T_INV, x, NULL, NULL, reps);
-        double cos = time_op(g, d, T_COSET, x, NULL, NULL, reps);
+        static const unsigned thr[4] = {256, 512, 256, 512};
+        double fv[4], fwd = 1e30;
+        int best = 0;
+        for (int v = 0; v < 4; v++) {
+            fv[v] = time_op(g, d, T_FWD, x, NULL, NULL, reps, thr[v], v >= 2);
+            if (fv[v] < fwd)
+                fwd = fv[v], best = v;
+        }
+        double inv = time_op(g, d, T_INV, x, NULL, NULL, reps, thr[best], best >= 2);
+        double cos = time_op(g, d, T_COSET, x, NULL, NULL, reps, thr[best], best >= 2);
         double h = 0;
         if (with_h) {
             fill_device(g, b, n, stage, stage_n);
             fill_device(g, c, n, stage, stage_n);
-            h = time_op(g, d, T_H, x, b, c, reps);
+            h = time_op(g, d, T_H, x, b, c, reps, thr[best], best >= 2);
         }
         double mul_floor = (double)n / 2 * k / fr_rate * 1e3, mem_floor = 2.0 * (double)bytes / MEM_BYTES_PER_S * 1e3;
         double floor = mul_floor > mem_floor ? mul_floor : mem_floor;
-        emit("| %u | %.3f | %.3f | %.3f | %.3f | %s%.3f | %.3f | %.2f | %.2f | ok |\n", k, fwd, f512, inv, cos,
-             with_h ? "" : "(no memory) ", h, floor, fwd / floor, with_h ? h / (7 * fwd) : 0.0);
+        emit("| %u | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %s%.3f | %.3f | %.2f | %.2f | ok |\n", k, fv[0], fv[1],
+             fv[2], fv[3], inv, cos, with_h ? "" : "(no memory) ", h, floor, fwd / floor,
+             with_h ? h / (7 * fwd) : 0.0);
         if (k == max_log || k == 24 || k == 20)
             profile(g, d, x, b, c, k, with_h);
         g16__gpu_free(g, x);

@@ -29,17 +29,32 @@ static void sim_pass(const ntt_pass *p, uint32_t blk, uint32_t v, g16_u4 *sm)
     uint32_t T = SIM_THREADS;
     for (uint32_t t = 0; t < T; t++)
         ntt_phase_load(p, blk, v, t, T, sm);
-    if (p->kind == G16_PASS_DIF || p->kind == G16_PASS_DIF_DIT)
-        for (uint32_t u = p->s; u-- > 0;)
+    /* the stage schedule of ntt_pass_kernel (ntt.cu) */
+    if (p->kind == G16_PASS_DIF || p->kind == G16_PASS_DIF_DIT) {
+        uint32_t u = p->s;
+        while (u >= 2 && p->radix4) {
+            for (uint32_t t = 0; t < T; t++)
+                ntt_phase_dif2(p, u - 1, t, T, sm);
+            u -= 2;
+        }
+        while (u-- > 0)
             for (uint32_t t = 0; t < T; t++)
                 ntt_phase_dif(p, u, t, T, sm);
+    }
     if (p->kind == G16_PASS_DIF_DIT)
         for (uint32_t t = 0; t < T; t++)
             ntt_phase_mid(p, blk, t, T, sm);
-    if (p->kind == G16_PASS_DIT || p->kind == G16_PASS_DIF_DIT)
-        for (uint32_t u = 0; u < p->s; u++)
+    if (p->kind == G16_PASS_DIT || p->kind == G16_PASS_DIF_DIT) {
+        uint32_t u = 0;
+        while (u + 2 <= p->s && p->radix4) {
+            for (uint32_t t = 0; t < T; t++)
+                ntt_phase_dit2(p, u + 1, t, T, sm);
+            u += 2;
+        }
+        for (; u < p->s; u++)
             for (uint32_t t = 0; t < T; t++)
                 ntt_phase_dit(p, u, t, T, sm);
+    }
     for (uint32_t t = 0; t < T; t++)
         ntt_phase_store(p, blk, v, t, T, sm);
 }
@@ -118,7 +133,7 @@ typedef struct {
 
 /* One size and generator on the host simulation: all four kinds (two vectors in one batch) and
  * the H step, against the CPU. split_b / tmax 0 = defaults. */
-static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned tmax)
+static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned tmax, uint32_t radix4)
 {
     size_t n = (size_t)1 << k;
     g16_fr gen, shift;
@@ -135,6 +150,7 @@ static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned
     ntt_tables tb;
     ntt_tables_init(&tb, &ht, (const gfr *)(const void *)ht.buf);
     tb.split_b = split_b;
+    tb.radix4 = radix4;
 
     g16_fr *x0 = fr_array(n), *x1 = fr_array(n), *y0 = fr_array(n), *y1 = fr_array(n), *c = fr_array(n);
     ntt_launch L[G16_NTT_MAX_LAUNCHES];
@@ -183,18 +199,21 @@ static const gen_case gens[] = {{7, 0}, {5, 0}, {7, 1}};
 static void test_sim_default_split(void **state)
 {
     (void)state;
-    for (unsigned k = 0; k <= 13; k++)
-        sim_check(k, &gens[k % 3], 0, 0);
+    for (unsigned k = 0; k <= 12; k++)
+        sim_check(k, &gens[k % 3], 0, 0, k % 2);
+    sim_check(13, &gens[1], 0, 0, 1);
 }
 
 /* Forced 4-bit bottom passes (3-bit upper ones) and roots of order <= 2^5 in the direct table:
- * 2^9 .. 2^13 run in 3 or 4 passes, every upper pass uses factors, the top one the two-level
- * path; smaller sizes cover P = 1 and 2 with the same forcing. */
+ * 2^9 .. 2^12 run in 3 or 4 passes, every upper pass uses factors, the top one the two-level
+ * path; smaller sizes cover P = 1 and 2 with the same forcing. Stages one by one and in pairs
+ * (odd and even stage counts). */
 static void test_sim_forced_split(void **state)
 {
     (void)state;
-    for (unsigned k = 1; k <= 13; k++)
-        sim_check(k, &gens[(k + 1) % 3], 4, 5);
+    for (unsigned k = 1; k <= 12; k++)
+        for (uint32_t r4 = 0; r4 < 2; r4++)
+            sim_check(k, &gens[(k + r4) % 3], 4, 5, r4);
 }
 
 /* The split itself: sizes within limits, bottom pass the largest, at most 4 passes up to 2^28. */

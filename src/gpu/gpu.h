@@ -167,6 +167,8 @@ unsigned g16__gpu_ntt_log_n(const g16__gpu_ntt *d);
 /* Threads per block of the pass kernel (32..512, a multiple of 32; default 256): a tuning knob
  * for benchmarks. G16_ERR_ARG otherwise. */
 g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads);
+/* Stages one per shared-memory round trip (0) or in pairs (1); a tuning knob for benchmarks. */
+void g16__gpu_ntt_set_radix4(g16__gpu_ntt *d, int on);
 
 /* In-place transforms of `count` device vectors x[0..count-1] of n elements each (natural order
  * in and out, as the CPU). Enqueued only: g16__gpu_sync before reading. The vectors must not

@@ -24,8 +24,15 @@ __global__ static void __launch_bounds__(512) ntt_pass_kernel(const __grid_const
     uint32_t blk = blockIdx.x, v = blockIdx.y, t = threadIdx.x, T = blockDim.x;
     ntt_phase_load(&p, blk, v, t, T, sm);
     __syncthreads();
+    /* the host simulation (tests/test_gpu_ntt.c, sim_pass) runs this same schedule */
     if (p.kind != G16_PASS_DIT) {
-        for (uint32_t u = p.s; u-- > 0;) {
+        uint32_t u = p.s;
+        while (u >= 2 && p.radix4) {
+            ntt_phase_dif2(&p, u - 1, t, T, sm);
+            __syncthreads();
+            u -= 2;
+        }
+        while (u-- > 0) {
             ntt_phase_dif(&p, u, t, T, sm);
             __syncthreads();
         }
@@ -35,7 +42,13 @@ __global__ static void __launch_bounds__(512) ntt_pass_kernel(const __grid_const
         __syncthreads();
     }
     if (p.kind != G16_PASS_DIF) {
-        for (uint32_t u = 0; u < p.s; u++) {
+        uint32_t u = 0;
+        while (u + 2 <= p.s && p.radix4) {
+            ntt_phase_dit2(&p, u + 1, t, T, sm);
+            __syncthreads();
+            u += 2;
+        }
+        for (; u < p.s; u++) {
             ntt_phase_dit(&p, u, t, T, sm);
             __syncthreads();
         }
@@ -139,6 +152,8 @@ extern "C" g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads
     d->threads = threads;
     return G16_OK;
 }
+
+extern "C" void g16__gpu_ntt_set_radix4(g16__gpu_ntt *d, int on) { d->tb.radix4 = on ? 1 : 0; }
 
 extern "C" g16_status g16__gpu_ntt_device(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *const *x, size_t count,
                                           g16_error *err)

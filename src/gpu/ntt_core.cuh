@@ -95,6 +95,7 @@ typedef struct {
     const gfr *abc_b;
     uint32_t log_n, lo_bit, s, log_g;
     uint32_t kind, inverse, store_bitrev, abc;
+    uint32_t radix4; /* stages in pairs (ntt_phase_dif2 / dit2): one shared-memory round trip per pair */
     uint32_t log_t;
     const gfr *w_small_dif, *w_small_dit; /* for DIF stages, for DIT stages */
     const gfr *w_direct, *w_lo;           /* pass factors (the DIF's roots; DIT's for a DIT pass) */
@@ -115,6 +116,7 @@ typedef struct {
     const gfr *sc_hi[G16_SC_SETS], *sc_lo[G16_SC_SETS];
     gfr n_inv;
     uint32_t split_b; /* 0, or a smaller bottom-pass size (tests) */
+    uint32_t radix4;  /* passes run their stages in pairs */
 } ntt_tables;
 
 /* Table pointers for tables laid out as h describes, starting at base (device or host memory). */
@@ -337,6 +339,82 @@ G16_HD void ntt_phase_dit(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nt
     }
 }
 
+/* Stages in pairs: quad β holds positions m0, m0 + 2^(u-1), m0 + 2^u, m0 + 2^u + 2^(u-1) of line c
+ * (m0 with bits u and u-1 clear); `low` = m0's bits below u-1. */
+G16_HD void ntt_quad_pos(const ntt_pass *p, uint32_t beta, uint32_t u, uint32_t *e0, uint32_t *low)
+{
+    uint32_t c = beta >> (p->s - 2), jj = beta & ((1u << (p->s - 2)) - 1);
+    *low = jj & ((1u << (u - 1)) - 1);
+    *e0 = (c << p->s) + (((jj >> (u - 1)) << (u + 1)) | *low);
+}
+
+G16_HD void ntt_dif_bfly(gfr *a, gfr *b, const gfr *tw, uint32_t j, int mul)
+{
+    gfr d;
+    gfr_sub(&d, a, b);
+    gfr_add(a, a, b);
+    if (mul) {
+        gfr w = ntt_ld_tab(&tw[j]);
+        gfr_mul(&d, &d, &w);
+    }
+    *b = d;
+}
+
+G16_HD void ntt_dit_bfly(gfr *a, gfr *b, const gfr *tw, uint32_t j, int mul)
+{
+    gfr d;
+    if (mul) {
+        gfr w = ntt_ld_tab(&tw[j]);
+        gfr_mul(b, b, &w);
+    }
+    gfr_sub(&d, a, b);
+    gfr_add(a, a, b);
+    *b = d;
+}
+
+/* DIF stages u and u-1 (u >= 1) in one round trip. Stage u pairs (0,2) and (1,3) with twiddle
+ * indices low and low + 2^(u-1); stage u-1 pairs (0,1) and (2,3), both with index low. */
+G16_HD void ntt_phase_dif2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nthr, g16_u4 *sm)
+{
+    uint32_t nq = ntt_elems(p) >> 2, cap = ntt_elems(p), h = 1u << (u - 1);
+    for (uint32_t beta = t; beta < nq; beta += nthr) {
+        uint32_t e0, low;
+        ntt_quad_pos(p, beta, u, &e0, &low);
+        gfr x0 = ntt_sget(sm, cap, e0), x1 = ntt_sget(sm, cap, e0 + h);
+        gfr x2 = ntt_sget(sm, cap, e0 + 2 * h), x3 = ntt_sget(sm, cap, e0 + 3 * h);
+        uint32_t sh = G16_NTT_SMAX - 1 - u;
+        ntt_dif_bfly(&x0, &x2, p->w_small_dif, low << sh, 1);
+        ntt_dif_bfly(&x1, &x3, p->w_small_dif, (low + h) << sh, 1);
+        ntt_dif_bfly(&x0, &x1, p->w_small_dif, low << (sh + 1), u > 1);
+        ntt_dif_bfly(&x2, &x3, p->w_small_dif, low << (sh + 1), u > 1);
+        ntt_sput(sm, cap, e0, &x0);
+        ntt_sput(sm, cap, e0 + h, &x1);
+        ntt_sput(sm, cap, e0 + 2 * h, &x2);
+        ntt_sput(sm, cap, e0 + 3 * h, &x3);
+    }
+}
+
+/* DIT stages u-1 and u (u >= 1) in one round trip (the mirror of ntt_phase_dif2). */
+G16_HD void ntt_phase_dit2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nthr, g16_u4 *sm)
+{
+    uint32_t nq = ntt_elems(p) >> 2, cap = ntt_elems(p), h = 1u << (u - 1);
+    for (uint32_t beta = t; beta < nq; beta += nthr) {
+        uint32_t e0, low;
+        ntt_quad_pos(p, beta, u, &e0, &low);
+        gfr x0 = ntt_sget(sm, cap, e0), x1 = ntt_sget(sm, cap, e0 + h);
+        gfr x2 = ntt_sget(sm, cap, e0 + 2 * h), x3 = ntt_sget(sm, cap, e0 + 3 * h);
+        uint32_t sh = G16_NTT_SMAX - 1 - u;
+        ntt_dit_bfly(&x0, &x1, p->w_small_dit, low << (sh + 1), u > 1);
+        ntt_dit_bfly(&x2, &x3, p->w_small_dit, low << (sh + 1), u > 1);
+        ntt_dit_bfly(&x0, &x2, p->w_small_dit, low << sh, 1);
+        ntt_dit_bfly(&x1, &x3, p->w_small_dit, (low + h) << sh, 1);
+        ntt_sput(sm, cap, e0, &x0);
+        ntt_sput(sm, cap, e0 + h, &x1);
+        ntt_sput(sm, cap, e0 + 2 * h, &x2);
+        ntt_sput(sm, cap, e0 + 3 * h, &x3);
+    }
+}
+
 /* The middle scale of a DIF_DIT pass (lo_bit = 0: element m of line c is global index base + m). */
 G16_HD void ntt_phase_mid(const ntt_pass *p, uint32_t blk, uint32_t t, uint32_t nthr, g16_u4 *sm)
 {
@@ -514,6 +592,7 @@ G16_HOST ntt_launch ntt_make_pass(const ntt_tables *tb, gfr *const *x, uint32_t 
     p->kind = kind;
     p->inverse = inverse;
     p->log_t = tb->log_t;
+    p->radix4 = tb->radix4;
     uint32_t dir = (kind == G16_PASS_DIF_DIT) ? 1 : inverse; /* DIF_DIT: inverse DIF, forward DIT */
     p->w_small_dif = tb->w_small[dir];
     p->w_small_dit = tb->w_small[kind == G16_PASS_DIF_DIT ? 0 : inverse];

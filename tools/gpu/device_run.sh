@@ -28,9 +28,9 @@ done
 
 # 2) compute-sanitizer at small sizes
 for tool in memcheck racecheck; do
-  echo "==== compute-sanitizer --tool $tool test_gpu_ntt (max 2^11)" >>"$OUT/sanitizer.log"
+  echo "==== compute-sanitizer --tool $tool test_gpu_ntt (max 2^9)" >>"$OUT/sanitizer.log"
   start=$(date +%s)
-  G16_GPU_TEST_MAX_LOG=11 timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$B/test_gpu_ntt" >>"$OUT/sanitizer.log" 2>&1
+  G16_GPU_TEST_MAX_LOG=9 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/test_gpu_ntt" >>"$OUT/sanitizer.log" 2>&1
   r=$?
   summary+=("sanitizer $tool: exit $r in $(( $(date +%s) - start )) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer.log" | tail -1)")
 done
