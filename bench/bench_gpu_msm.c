@@ -46,6 +46,7 @@ static void emit(const char *fmt, ...)
         va_start(ap, fmt);
         vfprintf(out_md, fmt, ap);
         va_end(ap);
+        fflush(out_md);
     }
     fflush(stdout);
 }
@@ -221,6 +222,17 @@ static void one_size(bench *b, int g2, unsigned log_n)
         o.nothers = &others;
         if (run(m, g2, r1, b->A, &o, &err) != G16_OK)
             die("msm (phases)", &err);
+        double phh[G16__GPU_MSM_PH_COUNT] = {0}, th = now_ms();
+        memset(&o, 0, sizeof o);
+        o.final_host = 1;
+        o.phase_ms = phh;
+        if (run(m, g2, r2, b->A, &o, &err) != G16_OK)
+            die("msm (host final)", &err);
+        th = now_ms() - th;
+        if (memcmp(r1, r2, g2 ? sizeof(g16_p2) : sizeof(g16_p1)) != 0) {
+            fprintf(stderr, "bench_gpu_msm: G%d 2^%u: host final differs from the device's\n", g2 + 1, log_n);
+            exit(1);
+        }
         /* linearity */
         fill(b->B, n, kind);
         if (run(m, g2, r2, b->B, NULL, &err) != G16_OK)
@@ -243,9 +255,9 @@ static void one_size(bench *b, int g2, unsigned log_n)
         if (sp > 0)
             snprintf(spbuf, sizeof spbuf, "%.1f (%.2fx)", sp, sp / med);
         emit("| G%d | 2^%u | %s | %u | %.1f | %s | %.1f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.2f | "
-             "%.2f |\n",
+             "%.2f | %.2f (%.1f) |\n",
              g2 + 1, log_n, kind ? "filecoin" : "random", msm_window_for(others), med, spbuf, fl,
-             med / (fl > mem_fl ? fl : mem_fl), ph[0], ph[1], ph[2], ph[3], ph[4], ph[5], ph[6], ph[7]);
+             med / (fl > mem_fl ? fl : mem_fl), ph[0], ph[1], ph[2], ph[3], ph[4], ph[5], ph[6], ph[7], phh[7], th);
     }
     printf("  (bases generated on the device in %.0f ms; linearity checked)\n", gen_ms);
     g16__gpu_msm_destroy(m);
@@ -284,8 +296,8 @@ int main(int argc, char **argv)
     emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms\n\n", info.name, info.sm_count,
          (double)info.total_bytes / (1 << 30), date);
     emit("| group | n | scalars | window | time | sppark (speed-up) | IMAD floor | time / floor | upload | classify | "
-         "ones | digits | sort | accumulate | reduce | final |\n");
-    emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+         "ones | digits | sort | accumulate | reduce | final | final on host (its run) |\n");
+    emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (unsigned k = 16; k <= g1_max; k += 2)
         one_size(&b, 0, k);
     for (unsigned k = 16; k <= g2_max; k += 2)

@@ -5,7 +5,7 @@
  * forced windows, few threads and short carry ranges (so that buckets split over many threads
  * and several carry levels run), on random inputs and on the edge cases below, in G1 and G2.
  * Device part (skipped without a CUDA device): the real kernels at n = 1, 2, 3, 2^k ± 1 up to
- * 2^20 (G16_GPU_TEST_MAX_LOG changes it; G2 stops two steps lower), the edge cases (zero and
+ * 2^20 in G1 and G2 (G16_GPU_TEST_MAX_LOG changes it), the edge cases (zero and
  * one scalars, all scalars equal, repeated bases, bases at infinity, P and −P, scalars −1 and
  * 2^k − 1, the Filecoin mix), forced small windows and thread counts, a batch of scalar sets
  * over resident bases, device-generated random bases, and the argument errors. */
@@ -259,7 +259,7 @@ static void sim_sum_to_one(const grp *G, void **a, void **b, uint64_t nseg, uint
 
 /* The device pipeline of msm.cu, thread by thread. Returns the number of carry levels run. */
 static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr *scal, size_t n, uint32_t c,
-                        uint64_t threads0, uint64_t tred, uint32_t per, uint32_t onesQ)
+                        uint64_t threads0, uint64_t tred, uint32_t per, uint32_t onesQ, int final_host)
 {
     size_t words = (n + 31) / 32, xs = G->xyzz_sz;
     unsigned levels = 0;
@@ -349,7 +349,10 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
         W = ra;
     }
     void *res = xmalloc(xs);
-    G->fin(m ? pl.nwin : 0, pl.c, W, oa, res);
+    if (final_host)
+        g16__gpu_msm_final_host(res, G->g2, m ? pl.nwin : 0, pl.c, W, oa);
+    else
+        G->fin(m ? pl.nwin : 0, pl.c, W, oa, res);
     G->to_jac(out, res);
     free(res);
     free(inf_bits);
@@ -376,17 +379,17 @@ static void sim_case(const grp *G, input_kind kind, size_t n)
         uint32_t c;
         uint64_t threads0, tred;
         uint32_t per, onesQ;
-    } shapes[] = {{0, 1000, 1000, 16, 1}, {2, 7, 5, 4, 2}, {3, 3, 64, 5, 1}, {5, 50, 3, 4, 3}, {8, 13, 2, 6, 1}};
+    } shapes[] = {{0, 1000, 1000, 16, 1}, {2, 7, 5, 4, 2}, {3, 3, 64, 5, 1}, {5, 50, 3, 4, 3}, {6, 13, 2, 6, 1}};
     void *bases = xmalloc(n * G->aff_sz);
     g16_fr *k = xmalloc(n * sizeof *k);
     char want[sizeof(g16_p2)], got[sizeof(g16_p2)];
     make_input(G, kind, bases, k, n);
     assert_int_equal(G->cpu(want, bases, k, n), G16_OK);
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        if (G->g2 && shapes[s].c == 2 && n > 20)
-            continue; /* 128 windows of G2 on the host: slow and adds nothing */
+        if (shapes[s].c == 2 && n > (G->g2 ? 3 : 16))
+            continue; /* 128 windows on the host: slow, and the small sizes cover them */
         sim_msm(G, got, bases, k, n, shapes[s].c, shapes[s].threads0, shapes[s].tred, shapes[s].per,
-                shapes[s].onesQ);
+                shapes[s].onesQ, (int)(s % 2));
         expect_same(G, got, want, "simulation", n, kind, shapes[s].c);
     }
     free(bases);
@@ -424,8 +427,8 @@ static void test_sim_levels(void **state)
     g16_p1 want, got;
     make_input(G, IN_EQUAL, bases, k, n);
     assert_int_equal(G->cpu(&want, bases, k, n), G16_OK);
-    unsigned lv = sim_msm(G, &got, bases, k, n, 16, 100, 4, 4, 1);
-    expect_same(G, &got, &want, "simulation (levels)", n, IN_EQUAL, 16);
+    unsigned lv = sim_msm(G, &got, bases, k, n, 10, 100, 4, 4, 1, 0);
+    expect_same(G, &got, &want, "simulation (levels)", n, IN_EQUAL, 10);
     printf("  equal scalars, n = %zu, 100 threads: %u carry levels\n", n, lv);
     assert_true(lv >= 3);
     free(bases);
@@ -529,7 +532,7 @@ static void test_dev_sizes(void **state)
     g16_error err = {0, ""};
     for (int gi = 0; gi < 2; gi++) {
         const grp *G = &groups[gi];
-        unsigned gmax = gi ? (max > 2 ? max - 2 : max) : max;
+        unsigned gmax = max;
         size_t nmax = ((size_t)1 << gmax) + 1;
         /* bases from the device's generator (downloaded; checked on the curve by sampling),
          * random scalars, every size a prefix */
@@ -586,6 +589,7 @@ static void test_dev_edges(void **state)
             o.window = 2 + (unsigned)(kind % 6);
             o.threads0 = 1 + (uint64_t)kind * 37;
             o.carry_per = 4 + (unsigned)(kind % 3);
+            o.final_host = kind % 2;
             dev_check(g, G, bases, k, n, (input_kind)kind, &o);
         }
         printf("  device %s: edge cases at n = %zu agree with the CPU (automatic and forced small shapes)\n",
@@ -614,7 +618,7 @@ static void test_dev_batch(void **state)
             tu_rand_fr(&k[i]);
         for (size_t i = 2 * n; i < 3 * n; i += 3)
             g16__fr_set_zero(&k[i]);
-        char got[3][sizeof(g16_p2)], want[sizeof(g16_p2)];
+        char got[3][sizeof(g16_p2)], got_host[3][sizeof(g16_p2)], want[sizeof(g16_p2)];
         g16__gpu_msm *m = NULL;
         double ph[G16__GPU_MSM_PH_COUNT] = {0};
         uint64_t others[3] = {0};
@@ -631,6 +635,12 @@ static void test_dev_batch(void **state)
             expect_same(G, got[s], want, "batch", n, s ? IN_RANDOM : IN_FILECOIN, 0);
         }
         assert_true(others[0] > n / 5 && others[0] < n / 2 && others[1] == n);
+        memset(&o, 0, sizeof o);
+        o.final_host = 1;
+        if (G->run(m, got_host, k, nsets, &o, &err) != G16_OK)
+            fail_msg("%s batch (host final): %s", G->name, err.msg);
+        for (size_t s = 0; s < nsets; s++)
+            expect_same(G, got_host[s], got[s], "batch (host final)", n, IN_RANDOM, 0);
         if (G->oneshot(g, got[0], bases, k + n, n, &err) != G16_OK)
             fail_msg("%s one-shot: %s", G->name, err.msg);
         expect_same(G, got[0], got[1], "one-shot", n, IN_RANDOM, 0);

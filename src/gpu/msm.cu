@@ -683,7 +683,7 @@ cleanup:
 }
 
 template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, size_t set,
-                                            const g16__gpu_msm_opts *o, g16_error *err)
+                                            const g16__gpu_msm_opts *o, char *hres, g16_error *err)
 {
     g16_status st = G16_OK;
     g16__gpu_msm *m = x->m;
@@ -747,7 +747,18 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
     st = mark(x, G16__GPU_MSM_PH_FINAL, err);
     if (st != G16_OK)
         goto cleanup;
-    G16_CU_LAUNCH(k_final<G2><<<1, 32, 0, x->s>>>(count > 0 ? pl.nwin : 0, pl.c, W, ones, res));
+    if (o && o->final_host) {
+        /* the window sums and the ones' sum to the host, combined there (hres + set) */
+        char hw[(256 / 2 + 1) * sizeof(g2_xyzz)];
+        uint32_t nwin = count > 0 ? pl.nwin : 0;
+        if (nwin)
+            G16_CU(cudaMemcpyAsync(hw, W, nwin * xs, cudaMemcpyDeviceToHost, x->s));
+        G16_CU(cudaMemcpyAsync(hw + nwin * xs, ones, xs, cudaMemcpyDeviceToHost, x->s));
+        G16_CU(cudaStreamSynchronize(x->s));
+        g16__gpu_msm_final_host(hres + set * xs, G2, nwin, pl.c, hw, hw + nwin * xs);
+    } else {
+        G16_CU_LAUNCH(k_final<G2><<<1, 32, 0, x->s>>>(count > 0 ? pl.nwin : 0, pl.c, W, ones, res));
+    }
     st = mark(x, G16__GPU_MSM_PH_COUNT, err);
 cleanup:
     return st;
@@ -833,7 +844,7 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
             goto cleanup;
     }
     for (size_t s = 0; s < nsets; s++) {
-        st = g2 ? run_set<1>(&x, scalars, s, o, err) : run_set<0>(&x, scalars, s, o, err);
+        st = g2 ? run_set<1>(&x, scalars, s, o, hres, err) : run_set<0>(&x, scalars, s, o, hres, err);
         if (st != G16_OK)
             goto cleanup;
         if (x.timing) {
@@ -842,8 +853,10 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
                 goto cleanup;
         }
     }
-    G16_CU(cudaMemcpyAsync(hres, m->res, nsets * xs, cudaMemcpyDeviceToHost, x.s));
-    G16_CU(cudaStreamSynchronize(x.s));
+    if (!(o && o->final_host)) {
+        G16_CU(cudaMemcpyAsync(hres, m->res, nsets * xs, cudaMemcpyDeviceToHost, x.s));
+        G16_CU(cudaStreamSynchronize(x.s));
+    }
     for (size_t s = 0; s < nsets; s++) {
         if (g2)
             g16__gpu_msm_xyzz_to_p2((g16_p2 *)out + s, hres + s * xs);

@@ -62,6 +62,8 @@ typedef struct {
     unsigned carry_per; /* 0: default; else entries per thread in the carry levels, >= 4 */
     double *phase_ms;   /* optional [G16__GPU_MSM_PH_COUNT], added to (caller zeroes it) */
     uint64_t *nothers;  /* optional [nsets]: non-trivial scalars per set */
+    int final_host;     /* 1: the window sums are combined on the host (a chain of ~256 doublings
+                         * runs far faster on a CPU core than on one GPU thread); 0: on the GPU */
 } g16__gpu_msm_opts;
 
 typedef struct g16__gpu_msm g16__gpu_msm;
@@ -98,6 +100,9 @@ g16_status g16__gpu_p2_msm(g16__gpu *g, g16_p2 *out, const g16_p2_affine *bases,
  * elements X, Y, ZZ, ZZZ, the bits of g16_fp) to the normalized Jacobian form described above. */
 void g16__gpu_msm_xyzz_to_p1(g16_p1 *out, const void *xyzz);
 void g16__gpu_msm_xyzz_to_p2(g16_p2 *out, const void *xyzz);
+/* The final combination on the host (g16__gpu_msm_opts.final_host): out = Σ_w 2^(wc)·W[w] +
+ * ones (ones may be NULL), all in the device's XYZZ layout (g2 selects the group). */
+void g16__gpu_msm_final_host(void *out, int g2, uint32_t nwin, uint32_t c, const void *W, const void *ones);
 /* count affine multiples k_j·G of the generator (G1: g16_p1_affine, G2: g16_p2_affine) with
  * pseudo-random full-size k_j drawn from seed: the table of the random bases. */
 void g16__gpu_msm_random_table(void *out, int g2, size_t count, uint64_t seed);

@@ -75,3 +75,95 @@ void g16__gpu_msm_random_table(void *out, int g2, size_t count, uint64_t seed)
         }
     }
 }
+
+/* XYZZ (X, Y, ZZ, ZZZ) to Jacobian without an inversion: Z' = ZZ·ZZZ, X' = X·ZZ·ZZZ²,
+ * Y' = Y·ZZZ⁴ (then X'/Z'² = X/ZZ and Y'/Z'³ = Y·ZZZ/ZZ³ = Y/ZZZ, as ZZ³ = ZZZ²). */
+static void xyzz_to_jac1(g16_p1 *r, const g16_fp c[4])
+{
+    g16_fp t;
+    if (g16__fp_is_zero(&c[2])) {
+        g16__p1_set_infinity(r);
+        return;
+    }
+    g16__fp_mul(&r->z, &c[2], &c[3]);
+    g16__fp_sqr(&t, &c[3]);
+    g16__fp_mul(&r->x, &c[0], &c[2]);
+    g16__fp_mul(&r->x, &r->x, &t);
+    g16__fp_sqr(&t, &t);
+    g16__fp_mul(&r->y, &c[1], &t);
+}
+
+static void xyzz_to_jac2(g16_p2 *r, const g16_fp2 c[4])
+{
+    g16_fp2 t;
+    if (g16__fp2_is_zero(&c[2])) {
+        g16__p2_set_infinity(r);
+        return;
+    }
+    g16__fp2_mul(&r->z, &c[2], &c[3]);
+    g16__fp2_sqr(&t, &c[3]);
+    g16__fp2_mul(&r->x, &c[0], &c[2]);
+    g16__fp2_mul(&r->x, &r->x, &t);
+    g16__fp2_sqr(&t, &t);
+    g16__fp2_mul(&r->y, &c[1], &t);
+}
+
+/* Jacobian to XYZZ: (X, Y, Z², Z³); infinity (Z = 0) to all zero. */
+static void jac1_to_xyzz(g16_fp c[4], const g16_p1 *a)
+{
+    if (g16__p1_is_infinity(a)) {
+        memset(c, 0, 4 * sizeof c[0]);
+        return;
+    }
+    c[0] = a->x;
+    c[1] = a->y;
+    g16__fp_sqr(&c[2], &a->z);
+    g16__fp_mul(&c[3], &c[2], &a->z);
+}
+
+static void jac2_to_xyzz(g16_fp2 c[4], const g16_p2 *a)
+{
+    if (g16__p2_is_infinity(a)) {
+        memset(c, 0, 4 * sizeof c[0]);
+        return;
+    }
+    c[0] = a->x;
+    c[1] = a->y;
+    g16__fp2_sqr(&c[2], &a->z);
+    g16__fp2_mul(&c[3], &c[2], &a->z);
+}
+
+void g16__gpu_msm_final_host(void *out, int g2, uint32_t nwin, uint32_t c, const void *W, const void *ones)
+{
+    if (g2) {
+        const g16_fp2(*w)[4] = W;
+        g16_p2 acc, t;
+        g16__p2_set_infinity(&acc);
+        for (uint32_t i = nwin; i-- > 0;) {
+            for (uint32_t k = 0; k < c && i + 1 < nwin; k++)
+                g16__p2_dbl(&acc, &acc);
+            xyzz_to_jac2(&t, w[i]);
+            g16__p2_add_var(&acc, &acc, &t);
+        }
+        if (ones) {
+            xyzz_to_jac2(&t, ones);
+            g16__p2_add_var(&acc, &acc, &t);
+        }
+        jac2_to_xyzz(out, &acc);
+    } else {
+        const g16_fp(*w)[4] = W;
+        g16_p1 acc, t;
+        g16__p1_set_infinity(&acc);
+        for (uint32_t i = nwin; i-- > 0;) {
+            for (uint32_t k = 0; k < c && i + 1 < nwin; k++)
+                g16__p1_dbl(&acc, &acc);
+            xyzz_to_jac1(&t, w[i]);
+            g16__p1_add_var(&acc, &acc, &t);
+        }
+        if (ones) {
+            xyzz_to_jac1(&t, ones);
+            g16__p1_add_var(&acc, &acc, &t);
+        }
+        jac1_to_xyzz(out, &acc);
+    }
+}
