@@ -1,40 +1,56 @@
 /*
- * Multi-scalar multiplication on the CPU: r = Σ k_i·P_i over G1 or G2 (Pippenger).
+ * Multi-scalar multiplication on the CPU: r = Σ k_i·P_i over G1 or G2 (Pippenger). Also the
+ * oracle for the GPU MSM.
  *
- * Representation of the inputs (all borrowed, read-only, never retained after the call):
+ * Inputs (all borrowed, read-only, never retained after the call):
  *   bases    affine points (g16_p1_affine / g16_p2_affine); the point at infinity (0, 0) is
- *            allowed and contributes nothing. Bases must be on the curve (they are not checked:
- *            the parameter-file decoder checks them once); any two of them may be equal or
- *            opposite.
- *   scalars  g16_fr in Montgomery form (the representation of Groth16 witness values, so the
- *            prover passes its assignment without a copy). Each is converted to its canonical
- *            value internally (one Fr Montgomery reduction per scalar).
+ *            allowed and contributes nothing. Bases must be on the curve (not checked here: the
+ *            parameter decoder checks them once); any of them may be equal or opposite.
+ *   scalars  g16_fr in Montgomery form, the representation of Groth16 witness values, so the
+ *            prover passes its assignment as it is. Each is converted to its canonical value
+ *            (one Fr Montgomery reduction per scalar) in a classification pass.
  *   density  optional bitmap (bellman's DensityTracker) over the nscalars scalars: bit i is
- *            bit (i % 64) of word density[i / 64]. Only scalars whose bit is set have a base:
- *            base j pairs with the scalar of the j-th set bit, so nbases must equal the number
- *            of set bits among the first nscalars (bits beyond nscalars are ignored).
- * Output: r is written only on success; it is normalized (Z = 1, or the curve layer's infinity
- * encoding), so the same inputs give the same bits whatever the thread count or window.
+ *            bit (i % 64) of word density[i / 64] (the bit order of bellman's BitVec). Only
+ *            scalars whose bit is set have a base: base j pairs with the scalar of the j-th set
+ *            bit, so nbases must equal the number of set bits among the first nscalars (bits
+ *            beyond nscalars are ignored).
+ * Output: r is written only on success. It is normalized (Z = 1, or the curve layer's infinity
+ * encoding), so the same inputs give the same bits whatever the thread count, window or batch.
  *
- * Algorithm: a classification pass drops zero scalars (and, when the bases are read, bases at
- * infinity), collects scalars equal to 1 (summed directly, no buckets) and converts the rest to
- * canonical form. The rest go through Pippenger with signed (Booth) digits of c bits:
- * ceil(256/c) windows of 2^(c-1) buckets each; buckets are accumulated in affine coordinates
- * with batched additions (one shared inversion per batch, Montgomery's trick) and reduced by
- * running sums in XYZZ coordinates; windows are combined by c doublings each. See msm_tmpl.h
- * for the window table and the measurements behind it.
+ * Algorithm:
+ *   1. classification (parallel): zero scalars are dropped, scalars equal to one are listed
+ *      (their bases are summed directly, without buckets), the others converted to canonical
+ *      form; bases at infinity are skipped when they are read.
+ *   2. Pippenger over the others with signed (Booth) digits of c bits: ceil(256/c) windows of
+ *      2^(c-1) buckets. c comes from a measured table by the number of non-trivial scalars
+ *      (msm_common.c). Buckets are accumulated in affine coordinates with batched additions
+ *      (one inversion per batch, Montgomery's trick: 5M+1S per addition, against 8M+2S for XYZZ;
+ *      measured 1.43x faster at 2^16, bench/RESULTS.md), then reduced by running sums in XYZZ
+ *      coordinates; windows are combined by c doublings each. Small tasks (fewer than
+ *      G16__MSM_AFFINE_MIN additions) accumulate in XYZZ directly.
+ *   3. Tasks: groups of windows (a group shares batches, so small MSMs still fill them) × ranges
+ *      of points, plus ranges of the ones, run through g16__parallel_for; per-task results are
+ *      added in a fixed order.
+ * Details and invariants: msm_tmpl.h.
  *
- * Threads: work is split into tasks (window × range of points, plus ranges of the ones) run
- * through g16__parallel_for; the split depends on the thread count, the result does not (it is
- * normalized). Memory: about 36 bytes per non-trivial scalar and 4 per scalar equal to one,
- * plus per running task 2^(c-1) affine buckets (96 B in G1, 192 B in G2) and a batch.
+ * Memory: 36 bytes per non-trivial scalar and 4 per scalar equal to one (the classification),
+ * plus per running task its buckets (at most ~256 KiB for small windows, 2^(c-1) affine points
+ * for large ones: 1.5 MiB in G1 at c = 15) and a batch (≤ 1024 entries, ~120 B each in G1).
  *
- * Timing: variable time (_var): running time depends on the scalars and bases. MSM inputs are
- * public to the prover (the secret randomizers r, s are applied elsewhere).
+ * Threads: calls g16__parallel_for (so it may run inside a pool job: nested calls run inline).
+ * opts->nthreads = k caps this thread's pool use at k for the call (g16__threads_set_limit) and
+ * plans the split for k; 1 runs everything on the calling thread.
  *
- * Limits: n < 2^32 points (G16_ERR_UNSUPPORTED beyond). Errors: G16_ERR_ARG for NULL pointers
- * with n > 0 or a bad option, G16_ERR_SIZE_MISMATCH when nbases does not match the density
- * bitmap, G16_ERR_NOMEM when an allocation fails. Nothing is written to r on error.
+ * Timing: variable time (_var): the running time depends on the scalars and bases. MSM inputs
+ * are public to the prover (the secret randomizers r, s are applied elsewhere).
+ *
+ * Limits and errors: n < 2^32 − 1 points (G16_ERR_UNSUPPORTED beyond). G16_ERR_ARG for NULL
+ * pointers (r always; bases and scalars when their count is non-zero) or a bad option,
+ * G16_ERR_SIZE_MISMATCH when nbases does not match the density bitmap (or nscalars without
+ * one), G16_ERR_NOMEM when an allocation fails. Nothing is written to r on error.
+ *
+ * Tracing: spans msm.g1 / msm.g2 (n = nscalars; metrics nontrivial, ones) with children
+ * .classify, .windows (one per window task), .ones, .combine.
  */
 #ifndef G16_MSM_MSM_H
 #define G16_MSM_MSM_H
@@ -43,10 +59,10 @@
 
 /* Tuning knobs for tests and benchmarks; pass NULL for the defaults (all zero). */
 typedef struct {
-    int nthreads;   /* 0: g16__nthreads(); 1: everything on the calling thread; k: split as for k */
+    int nthreads;    /* 0: g16__nthreads(); 1: everything on the calling thread; k: at most k */
     unsigned window; /* 0: from the table by the number of non-trivial scalars; else c in [1, 20] */
-    int accum;      /* bucket accumulation: 0 automatic, G16__MSM_ACCUM_XYZZ, G16__MSM_ACCUM_AFFINE */
-    unsigned batch; /* 0: automatic; else batch size for affine accumulation, in [2, 1 << 16] */
+    int accum;       /* bucket accumulation: 0 automatic, G16__MSM_ACCUM_XYZZ, G16__MSM_ACCUM_AFFINE */
+    unsigned batch;  /* 0: automatic; else the affine batch size, in [2, 65536] */
 } g16__msm_opts;
 
 #define G16__MSM_ACCUM_XYZZ 1   /* mixed XYZZ additions into projective buckets */

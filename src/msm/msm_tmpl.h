@@ -470,8 +470,8 @@ typedef struct {
     const AFF *bases;
     const g16__msm_prep *p;
     const g16__msm_plan *pl;
-    xyzz *res;         /* one per task */
-    int *nomem;        /* one per task */
+    xyzz *res;         /* window w, range j at w·nchunks + j; then one per range of the ones */
+    int *nomem;        /* one per task: its allocations failed */
 } msm_ctx;
 
 static void range_of(size_t n, size_t parts, size_t j, size_t *lo, size_t *hi)
