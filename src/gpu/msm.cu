@@ -270,10 +270,35 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_random(const v
 static size_t aff_size(int g2) { return g2 ? sizeof(g2_aff) : sizeof(g1_aff); }
 static size_t xyzz_size(int g2) { return g2 ? sizeof(g2_xyzz) : sizeof(g1_xyzz); }
 
+/* The point operations are calls with their operands on the stack (msm_core.cuh): make sure the
+ * context's per-thread stack holds the deepest of our kernels (G2: about 2.5 KB). */
+static g16_status stack_limit(g16_error *err)
+{
+    g16_status st = G16_OK;
+    size_t need = 0, cur = 0;
+    const void *kernels[] = {(const void *)k_acc<1, 1>, (const void *)k_acc<1, 0>, (const void *)k_reduce<1>,
+                             (const void *)k_sum<1>,    (const void *)k_ones<1>,    (const void *)k_final<1>,
+                             (const void *)k_random<1>, (const void *)k_acc<0, 1>,  (const void *)k_reduce<0>};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        cudaFuncAttributes a;
+        G16_CU(cudaFuncGetAttributes(&a, kernels[i]));
+        if (a.localSizeBytes > need)
+            need = a.localSizeBytes;
+    }
+    G16_CU(cudaDeviceGetLimit(&cur, cudaLimitStackSize));
+    if (cur < need)
+        G16_CU(cudaDeviceSetLimit(cudaLimitStackSize, need));
+cleanup:
+    return st;
+}
+
 static g16_status occupancy(g16__gpu_msm *m, g16_error *err)
 {
     g16_status st = G16_OK;
     int nb = 0;
+    st = stack_limit(err);
+    if (st != G16_OK)
+        goto cleanup;
     if (m->g2)
         G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc<1, 1>, TPB, 0));
     else
