@@ -1,6 +1,7 @@
 /* circom and snarkjs files (tests/data/snarkjs, made by tools/snarkjs/make_fixtures.sh with
  * circom2 0.2.23 and snarkjs 0.7.6): .r1cs, .wtns and .zkey readers; proving from a zkey and
- * verifying with the key snarkjs exported (and snarkjs's own proof with g16); the quotient H
+ * verifying with the key snarkjs exported (and snarkjs's own proof with g16); g16's JSON writers
+ * reproduce snarkjs's files byte for byte; the quotient H
  * against a naive computation with roots from GMP; refusals of other curves and protocols,
  * truncated and corrupted files, wrong witnesses; the test powers-of-tau writer. */
 #include <stdio.h>
@@ -170,6 +171,19 @@ static void prove_and_cross_verify(const char *name)
     for (size_t i = 0; i < ns; i++) /* snarkjs's public values are the witness's */
         assert_true(g16__fr_eq(&spub[i], &w[1 + i]));
     OK(g16_verify(pvk, &sp, spub, ns, &err));
+    /* g16 writes snarkjs's three files byte for byte */
+    char *t = g16__snarkjs_vk_json(&zk.vk);
+    assert_int_equal(strlen(t), vkj.len);
+    assert_memory_equal(t, vkj.buf, vkj.len);
+    free(t);
+    t = g16__snarkjs_proof_json(&sp);
+    assert_int_equal(strlen(t), pj.len);
+    assert_memory_equal(t, pj.buf, pj.len);
+    free(t);
+    t = g16__snarkjs_public_json(spub, ns);
+    assert_int_equal(strlen(t), uj.len);
+    assert_memory_equal(t, uj.buf, uj.len);
+    free(t);
     g16__fr_sub(&spub[0], &spub[0], &g16__fr_one);
     assert_int_equal(g16_verify(pvk, &sp, spub, ns, &err), G16_ERR_VERIFY_FAILED);
     /* a witness that does not satisfy the circuit: the self-check refuses the proof */

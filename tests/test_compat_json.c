@@ -12,6 +12,7 @@
 #include "compat/snarkjs.h"
 #include "curve/g1.h"
 #include "curve/g2.h"
+#include "curve/pairing.h"
 #include "field/fp.h"
 #include "field/fr.h"
 #include "groth16/groth16.h"
@@ -398,6 +399,19 @@ static void test_snarkjs_refusals(void **state)
     /* infinity must be written [0, 1, 0] */
     t = replace(s, "\"0\",\n   \"1\",\n   \"0\"", "\"0\",\n   \"0\",\n   \"0\"");
     expect_vk_error(t, G16_ERR_FORMAT, "z = 0 is infinity");
+    free(t);
+    /* vk_alphabeta_12 must be e(alpha, beta) when present; absent is fine */
+    g16_fp12 ab;
+    char abd[G16__DEC_MAX];
+    g16__pairing(&ab, &vk->alpha_g1, &vk->beta_g2);
+    g16__fp_to_decimal(abd, &ab.c0.c0.c0);
+    t = replace(s, abd, "5");
+    expect_vk_error(t, G16_ERR_FORMAT, "does not equal e(vk_alpha_1, vk_beta_2)");
+    free(t);
+    t = replace(s, "\"vk_alphabeta_12\"", "\"vk_alphabeta_xx\"");
+    g16_vk *vk3 = NULL;
+    OK(g16__snarkjs_vk_read(&vk3, t, strlen(t), "vk.json", NULL));
+    g16_vk_destroy(vk3);
     free(t);
     CASE("{", "[", G16_ERR_FORMAT, "invalid JSON");
     expect_vk_error("[]", G16_ERR_FORMAT, "expected a JSON object, found array");

@@ -11,6 +11,7 @@
 
 #include "curve/g1.h"
 #include "curve/g2.h"
+#include "curve/pairing.h"
 #include "field/fp.h"
 #include "field/fr.h"
 #include "groth16/groth16.h"
@@ -171,8 +172,30 @@ static void put_g2(g16__jbuf *b, const char *key, const g16_p2_affine *p, const 
     g16__jbuf_printf(b, "%s]%s\n", ind, last ? "" : ",");
 }
 
+/* The six Fp2 coefficients of an Fp12 in snarkjs's order: [[c0.c0, c0.c1, c0.c2], [c1.c0, ...]]
+ * (ffjavascript builds the same tower: v^3 = u + 1, w^2 = v). */
+static const g16_fp2 *fp12_coeff(const g16_fp12 *e, int i, int j)
+{
+    const g16_fp6 *h = i ? &e->c1 : &e->c0;
+    return j == 0 ? &h->c0 : j == 1 ? &h->c1 : &h->c2;
+}
+
+static void put_fp12(g16__jbuf *b, const char *key, const g16_fp12 *e)
+{
+    g16__jbuf_printf(b, " \"%s\": [\n", key);
+    for (int i = 0; i < 2; i++) {
+        g16__jbuf_puts(b, "  [\n");
+        for (int j = 0; j < 3; j++)
+            put_fp2(b, fp12_coeff(e, i, j), "   ", j == 2);
+        g16__jbuf_printf(b, "  ]%s\n", i ? "" : ",");
+    }
+    g16__jbuf_puts(b, " ],\n");
+}
+
 char *g16__snarkjs_vk_json(const g16_vk *vk)
 {
+    g16_fp12 ab;
+    g16__pairing(&ab, &vk->alpha_g1, &vk->beta_g2);
     g16__jbuf b = {0};
     g16__jbuf_printf(&b, "{\n \"protocol\": \"groth16\",\n \"curve\": \"bls12381\",\n \"nPublic\": %llu,\n",
                      (unsigned long long)(vk->n_ic - 1));
@@ -180,10 +203,11 @@ char *g16__snarkjs_vk_json(const g16_vk *vk)
     put_g2(&b, "vk_beta_2", &vk->beta_g2, " ", 0);
     put_g2(&b, "vk_gamma_2", &vk->gamma_g2, " ", 0);
     put_g2(&b, "vk_delta_2", &vk->delta_g2, " ", 0);
+    put_fp12(&b, "vk_alphabeta_12", &ab);
     g16__jbuf_puts(&b, " \"IC\": [\n");
     for (uint64_t i = 0; i < vk->n_ic; i++)
         put_g1(&b, NULL, &vk->ic[i], "  ", i + 1 == vk->n_ic);
-    g16__jbuf_puts(&b, " ]\n}\n");
+    g16__jbuf_puts(&b, " ]\n}"); /* no final newline, as snarkjs writes it */
     return g16__jbuf_take(&b);
 }
 
@@ -194,7 +218,7 @@ char *g16__snarkjs_proof_json(const g16_proof *proof)
     put_g1(&b, "pi_a", &proof->a, " ", 0);
     put_g2(&b, "pi_b", &proof->b, " ", 0);
     put_g1(&b, "pi_c", &proof->c, " ", 0);
-    g16__jbuf_puts(&b, " \"protocol\": \"groth16\",\n \"curve\": \"bls12381\"\n}\n");
+    g16__jbuf_puts(&b, " \"protocol\": \"groth16\",\n \"curve\": \"bls12381\"\n}");
     return g16__jbuf_take(&b);
 }
 
@@ -207,7 +231,7 @@ char *g16__snarkjs_public_json(const g16_fr *inputs, size_t n_inputs)
         g16__fr_to_decimal(d, &inputs[i]);
         g16__jbuf_printf(&b, " \"%s\"%s\n", d, i + 1 < n_inputs ? "," : "");
     }
-    g16__jbuf_puts(&b, "]\n");
+    g16__jbuf_puts(&b, "]");
     return g16__jbuf_take(&b);
 }
 
@@ -403,6 +427,32 @@ static g16_status read_count(const ctx *c, const g16__json *v, const char *path,
     return G16_OK;
 }
 
+/* vk_alphabeta_12 is optional (snarkjs's verifier does not read it); when present it must be
+ * e(vk_alpha_1, vk_beta_2), so that a key edited by hand is not half-trusted. */
+static g16_status check_alphabeta(const ctx *c, const g16__json *v, const struct g16_vk *vk)
+{
+    if (!v)
+        return G16_OK;
+    g16_status st = want_array(c, v, 2, "vk_alphabeta_12");
+    g16_fp12 want;
+    g16__pairing(&want, &vk->alpha_g1, &vk->beta_g2);
+    for (int i = 0; st == G16_OK && i < 2; i++) {
+        char path[48];
+        snprintf(path, sizeof path, "vk_alphabeta_12[%d]", i);
+        const g16__json *h = g16__json_at(v, (size_t)i);
+        st = want_array(c, h, 3, path);
+        for (int j = 0; st == G16_OK && j < 3; j++) {
+            g16_fp2 got;
+            snprintf(path, sizeof path, "vk_alphabeta_12[%d][%d]", i, j);
+            st = read_fp2(c, g16__json_at(h, (size_t)j), path, &got);
+            const g16_fp2 *w = fp12_coeff(&want, i, j);
+            if (st == G16_OK && (!g16__fp_eq(&got.c0, &w->c0) || !g16__fp_eq(&got.c1, &w->c1)))
+                st = bad(c, v, G16_ERR_FORMAT, "vk_alphabeta_12", "does not equal e(vk_alpha_1, vk_beta_2)");
+        }
+    }
+    return st;
+}
+
 g16_status g16__snarkjs_vk_read(g16_vk **out, const char *text, size_t len, const char *what, g16_error *err)
 {
     ctx c = {what ? what : "verification key", text, len, err};
@@ -444,6 +494,8 @@ g16_status g16__snarkjs_vk_read(g16_vk **out, const char *text, size_t len, cons
         if ((st = read_g1(&c, p, path, &vk->ic[i])) != G16_OK)
             goto cleanup;
     }
+    if ((st = check_alphabeta(&c, g16__json_get(root, "vk_alphabeta_12"), vk)) != G16_OK)
+        goto cleanup;
     *out = vk;
     vk = NULL;
 cleanup:

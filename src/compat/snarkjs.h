@@ -11,9 +11,11 @@
  * G1 = [x, y, z], G2 = [[x.c0, x.c1], [y.c0, y.c1], [z.c0, z.c1]]. The writers emit affine
  * points (z = "1" / ["1", "0"]) and infinity as snarkjs does ([0, 1, 0]). The readers accept
  * exactly those two forms (any other z is refused) and check every point: coordinates below p,
- * on the curve, in the prime-order subgroup. vk_alphabeta_12 (which snarkjs's zkey export adds)
- * is not written: snarkjs's verifier does not read it; the readers ignore it and other unknown
- * keys. "protocol" must be "groth16" and "curve" must name BLS12-381 (compared as snarkjs
+ * on the curve, in the prime-order subgroup. The vk also carries vk_alphabeta_12 = e(alpha, beta)
+ * in Fp12 (six Fp2 pairs, snarkjs's tower, which is g16's), as snarkjs's zkey export writes it, so
+ * the whole file is byte for byte what `snarkjs zkey export verificationkey` writes; snarkjs's
+ * verifier does not read it, and g16's reader checks it only when present (it must equal the
+ * pairing). Unknown keys are ignored. "protocol" must be "groth16" and "curve" must name BLS12-381 (compared as snarkjs
  * does: case and punctuation ignored, so "bls12381", "BLS12-381"); other values are refused with
  * a message naming them. Public inputs are decimal strings (or JSON integers) below r.
  *

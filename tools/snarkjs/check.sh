@@ -4,7 +4,7 @@
 #     bits: 18626 constraints, mostly boolean) are compiled by circom and set up by snarkjs;
 #   - g16 proves from each zkey and snarkjs verifies (and refuses a changed public value);
 #   - snarkjs proves and g16 verifies (and refuses a changed public value);
-#   - g16's verifying key read from the zkey equals the one snarkjs exports;
+#   - g16's verification_key.json written from the zkey is byte for byte the one snarkjs exports;
 #   - g16's own bellman-format setups and proofs, exported as JSON, verify in snarkjs;
 #   - bad input through the command line: another circuit's witness, a witness that does not
 #     satisfy the circuit, a BN254 circuit, public values that do not match the key;
@@ -83,9 +83,10 @@ circuit() {
     expect_rc 0 "$G16" verify --vk "${c}_vk.json" --proof "${c}_sj_proof.json" --public "${c}_sj_public.json"
     tamper "${c}_sj_public.json" "${c}_sj_public_bad.json"
     expect_rc 1 "$G16" verify --vk "${c}_vk.json" --proof "${c}_sj_proof.json" --public "${c}_sj_public_bad.json"
-    # the verifying key g16 reads from the zkey is snarkjs's
+    # the verifying key g16 reads from the zkey is snarkjs's, written byte for byte as snarkjs does
     expect_rc 0 "$G16" export --zkey "$c.zkey" --out-dir "${c}_export"
     same_vk "${c}_export/verification_key.json" "${c}_vk.json" || fail "$c: g16's vk export differs from snarkjs's"
+    cmp "${c}_export/verification_key.json" "${c}_vk.json" || fail "$c: g16's verification_key.json is not byte for byte snarkjs's"
     echo "ok: $c ($(grep -c . "$c.input.json") input lines; $((SECONDS - t)) s): g16 -> snarkjs and snarkjs -> g16 proofs verify, changed public values are refused"
 }
 circuit mul pot5.ptau 1 1
