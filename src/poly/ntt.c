@@ -33,6 +33,7 @@
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/threads.h"
+#include "util/trace.h"
 
 /* Blocks up to 2^LEAF_LOG elements (32 KiB, an L1) run their stages breadth-first. */
 #define LEAF_LOG 10
@@ -492,17 +493,26 @@ void g16__ntt_groth16_h(const g16__ntt_domain *d, g16_fr *a, g16_fr *b, g16_fr *
 {
     plan_t p;
     make_plan(&p, d->log_n);
-    evals_to_coset(d, &p, a);
-    evals_to_coset(d, &p, b);
-    evals_to_coset(d, &p, c);
+    /* one span per transform pair (inverse NTT fused with the coset NTT) and per pass, so the
+     * trace shows each of the 7 transforms of the H step */
+    g16_fr *v[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        g16__span sp = g16__span_begin_n("ntt.inverse+coset", d->n);
+        evals_to_coset(d, &p, v[i]);
+        g16__span_end(sp);
+    }
+    g16__span sp = g16__span_begin_n("ntt.ab-c/z", d->n);
     abc_ctx t = {a, b, c};
     g16__parallel_for(d->n, ELEM_GRAIN, abc_task, &t);
+    g16__span_end(sp);
     /* coset inverse with 1/Z folded into the 1/n factor */
+    sp = g16__span_begin_n("ntt.coset_inverse", d->n);
     block_ctx blk = {d, a, p.mb, 1, 1, SCALE_G_INV, d->n_inv, 0, 0};
     g16__fr_mul(&blk.s0, &d->n_inv, &d->z_coset_inv);
     dif_top(d, a, &p, 1);
     run_blocks(&blk);
     bitrev(a, d->log_n);
+    g16__span_end(sp);
 }
 
 /* ---------------------------------------------------------------- domain */
