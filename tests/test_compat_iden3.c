@@ -140,6 +140,15 @@ static void prove_and_cross_verify(const char *name)
     assert_int_equal(svk->n_ic, zk.vk.n_ic);
     for (uint64_t i = 0; i < svk->n_ic; i++)
         assert_true(g16__p1_affine_eq(&svk->ic[i], &zk.vk.ic[i]));
+    /* the sections without their infinity points: the bitmaps count the kept points */
+    for (int k = 0; k < 4; k++) {
+        uint64_t nbits = k == G16__ZK_C ? zk.n_vars - zk.n_public - 1 : zk.n_vars, set = 0;
+        for (uint64_t i = 0; i < nbits; i++)
+            set += zk.dens[k][i / 64] >> (i % 64) & 1;
+        assert_int_equal(set, zk.n_pts[k]);
+        assert_true(zk.n_pts[k] > 0 && zk.n_pts[k] <= nbits);
+    }
+    assert_true(zk.n_pts[G16__ZK_B2] < zk.n_vars); /* some wire is absent from B in both circuits */
     g16_pvk *pvk;
     OK(g16_pvk_create(&pvk, svk, &err));
     g16_proof p1, p2;

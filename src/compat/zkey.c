@@ -13,7 +13,8 @@
  *      gives c·w in Montgomery form); C is absent (c = a·b)
  *   5  A: nVars G1   6  B1: nVars G1   7  B2: nVars G2   8  C: nVars − nPublic − 1 G1
  *   9  H: domainSize G1   10  MPC contributions (not read)
- * Every section must have exactly the size these counts give. The raw Montgomery coordinates are
+ * Every section must have exactly the size these counts give. The points at infinity of A, B1,
+ * B2 and C are then dropped (see g16__zkey.dens). The raw Montgomery coordinates are
  * exactly g16's g16_fp limbs (R = 2^384 as here), so decoding is a range check, the curve
  * equation and (unless G16_PARAMS_UNCHECKED, for A, B1, B2, C, H) the subgroup check, on all
  * threads.
@@ -310,6 +311,27 @@ static g16_status read_coefficients(const rd *r, g16__zkey *zk)
     return G16_OK;
 }
 
+/* Moves the points that are not infinity to the front (in order) and records which they were. */
+static g16_status compact(const rd *r, void *pts, uint64_t n, int g2, uint64_t **dens, uint64_t *count)
+{
+    uint64_t k = 0;
+    if (!(*dens = calloc((n + 63) / 64 ? (n + 63) / 64 : 1, sizeof(uint64_t))))
+        return g16__error(r->err, G16_ERR_NOMEM, "%s: density bitmap of %llu bits", r->bf->what, (unsigned long long)n);
+    for (uint64_t i = 0; i < n; i++) {
+        int inf = g2 ? g16__p2_affine_is_infinity((g16_p2_affine *)pts + i)
+                     : g16__p1_affine_is_infinity((g16_p1_affine *)pts + i);
+        if (inf)
+            continue;
+        (*dens)[i / 64] |= 1ULL << (i % 64);
+        if (g2)
+            ((g16_p2_affine *)pts)[k++] = ((g16_p2_affine *)pts)[i];
+        else
+            ((g16_p1_affine *)pts)[k++] = ((g16_p1_affine *)pts)[i];
+    }
+    *count = k;
+    return G16_OK;
+}
+
 g16_status g16__zkey_read(g16__zkey *zk, const uint8_t *buf, size_t len, unsigned flags, const char *what,
                           g16_error *err)
 {
@@ -332,7 +354,11 @@ g16_status g16__zkey_read(g16__zkey *zk, const uint8_t *buf, size_t len, unsigne
         (st = read_section_points(&r, 6, "B1", z.n_vars, 0, (void **)&z.b1)) != G16_OK ||
         (st = read_section_points(&r, 7, "B2", z.n_vars, 1, (void **)&z.b2)) != G16_OK ||
         (st = read_section_points(&r, 8, "C", n_priv, 0, (void **)&z.c)) != G16_OK ||
-        (st = read_section_points(&r, 9, "H", z.n, 0, (void **)&z.h)) != G16_OK)
+        (st = read_section_points(&r, 9, "H", z.n, 0, (void **)&z.h)) != G16_OK ||
+        (st = compact(&r, z.a, z.n_vars, 0, &z.dens[G16__ZK_A], &z.n_pts[G16__ZK_A])) != G16_OK ||
+        (st = compact(&r, z.b1, z.n_vars, 0, &z.dens[G16__ZK_B1], &z.n_pts[G16__ZK_B1])) != G16_OK ||
+        (st = compact(&r, z.b2, z.n_vars, 1, &z.dens[G16__ZK_B2], &z.n_pts[G16__ZK_B2])) != G16_OK ||
+        (st = compact(&r, z.c, n_priv, 0, &z.dens[G16__ZK_C], &z.n_pts[G16__ZK_C])) != G16_OK)
         goto cleanup;
     *zk = z;
     memset(&z, 0, sizeof z);

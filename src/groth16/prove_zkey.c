@@ -42,6 +42,8 @@ void g16__zkey_free(g16__zkey *zk)
     free_pts(zk->b2, zk->n_vars, sizeof(g16_p2_affine));
     free_pts(zk->c, n_priv, sizeof(g16_p1_affine));
     free_pts(zk->h, zk->n, sizeof(g16_p1_affine));
+    for (int k = 0; k < 4; k++)
+        free(zk->dens[k]);
     memset(zk, 0, sizeof *zk);
 }
 
@@ -175,27 +177,30 @@ typedef struct {
     g16_p2 b2;
 } sums;
 
+/* The wire sections go through the density form: only the wires with a point are multiplied. */
 static g16_status run_msms(sums *s, const g16__zkey *zk, const g16_fr *w, const g16_fr *h, g16_error *err)
 {
     g16_status st;
     uint64_t priv = zk->n_public + 1;
-    g16__span sp = g16__span_begin_n("msm.a", zk->n_vars);
-    st = g16__p1_msm_var(&s->a, zk->a, w, zk->n_vars, NULL, err);
+    const uint64_t *const *d = (const uint64_t *const *)zk->dens;
+    g16__span sp = g16__span_begin_n("msm.a", zk->n_pts[G16__ZK_A]);
+    st = g16__p1_msm_density_var(&s->a, zk->a, zk->n_pts[G16__ZK_A], w, zk->n_vars, d[G16__ZK_A], NULL, err);
     g16__span_end(sp);
     if (st != G16_OK)
         return st;
-    sp = g16__span_begin_n("msm.b_g1", zk->n_vars);
-    st = g16__p1_msm_var(&s->b1, zk->b1, w, zk->n_vars, NULL, err);
+    sp = g16__span_begin_n("msm.b_g1", zk->n_pts[G16__ZK_B1]);
+    st = g16__p1_msm_density_var(&s->b1, zk->b1, zk->n_pts[G16__ZK_B1], w, zk->n_vars, d[G16__ZK_B1], NULL, err);
     g16__span_end(sp);
     if (st != G16_OK)
         return st;
-    sp = g16__span_begin_n("msm.b_g2", zk->n_vars);
-    st = g16__p2_msm_var(&s->b2, zk->b2, w, zk->n_vars, NULL, err);
+    sp = g16__span_begin_n("msm.b_g2", zk->n_pts[G16__ZK_B2]);
+    st = g16__p2_msm_density_var(&s->b2, zk->b2, zk->n_pts[G16__ZK_B2], w, zk->n_vars, d[G16__ZK_B2], NULL, err);
     g16__span_end(sp);
     if (st != G16_OK)
         return st;
-    sp = g16__span_begin_n("msm.c", zk->n_vars - priv);
-    st = g16__p1_msm_var(&s->c, zk->c, w + priv, zk->n_vars - priv, NULL, err);
+    sp = g16__span_begin_n("msm.c", zk->n_pts[G16__ZK_C]);
+    st = g16__p1_msm_density_var(&s->c, zk->c, zk->n_pts[G16__ZK_C], w + priv, zk->n_vars - priv, d[G16__ZK_C], NULL,
+                                 err);
     g16__span_end(sp);
     if (st != G16_OK)
         return st;

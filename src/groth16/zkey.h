@@ -40,9 +40,19 @@ typedef struct {
     uint64_t *rp[2];   /* n + 1 offsets each */
     uint32_t *col[2];  /* nnz[m] wires */
     g16_fr *coeff[2];  /* nnz[m] coefficients */
-    g16_p1_affine *a, *b1, *c, *h; /* n_vars, n_vars, n_vars − n_public − 1, n points */
-    g16_p2_affine *b2;             /* n_vars points */
+    /* The A, B1, B2 and C sections without their points at infinity (a wire absent from a
+     * matrix has infinity there: in circom circuits most wires are absent from B). pts[k] holds
+     * n_pts[k] points, those of the wires whose bit is set in dens[k] (bit i of word i/64; over
+     * n_vars wires for A, B1, B2 and over the n_vars − n_public − 1 private wires for C), in wire
+     * order: the density form of msm.h. The arrays keep their allocated size (one point per wire). */
+    g16_p1_affine *a, *b1, *c; /* k = 0, 1, 3 */
+    g16_p2_affine *b2;         /* k = 2 */
+    uint64_t *dens[4];
+    uint64_t n_pts[4];
+    g16_p1_affine *h;          /* n points */
 } g16__zkey;
+
+enum { G16__ZK_A = 0, G16__ZK_B1 = 1, G16__ZK_B2 = 2, G16__ZK_C = 3 };
 
 /* Releases everything zk owns and zeroes it (a zeroed struct is fine; NULL is a no-op). */
 void g16__zkey_free(g16__zkey *zk);
