@@ -257,7 +257,8 @@ static unsigned dev_max_log(void)
     return v > G16_NTT_MAX_LOG ? G16_NTT_MAX_LOG : v;
 }
 
-static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h)
+/* threads / radix4: the pass kernel's block size and stage pairing (0: the domain's defaults). */
+static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, unsigned threads, int radix4)
 {
     size_t n = (size_t)1 << k;
     g16_fr gen, shift;
@@ -271,6 +272,10 @@ static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h)
         fail_msg("cpu domain: %s", err.msg);
     if (g16__gpu_ntt_create(&gd, g, k, &gen, sh, &err) != G16_OK)
         fail_msg("gpu domain 2^%u: %s", k, err.msg);
+    if (threads)
+        assert_int_equal(g16__gpu_ntt_set_threads(gd, threads), G16_OK);
+    if (radix4)
+        g16__gpu_ntt_set_radix4(gd, 1);
     g16_fr *x0 = fr_array(n), *x1 = fr_array(n), *y0 = fr_array(n), *y1 = fr_array(n);
     for (int kind = 0; kind < G16__GPU_NTT_KIND_COUNT; kind++) {
         rand_vec(x0, n);
@@ -316,10 +321,17 @@ static void test_dev_sizes(void **state)
     g16__gpu *g = dev_open_or_skip();
     unsigned max = dev_max_log();
     for (unsigned k = 0; k <= max; k++) {
-        dev_check(g, k, &gens[k % 3], k <= 24);
+        dev_check(g, k, &gens[k % 3], k <= 24, 0, 0);
         printf("  device 2^%u: forward, inverse, coset forward/inverse%s agree with the CPU\n", k,
                k <= 24 ? ", groth16 H" : "");
     }
+    /* the other kernel settings the benchmark times: 512 threads, stages in pairs */
+    for (unsigned k = 0; k <= max && k <= 20; k += (k < 12 ? 1 : 4)) {
+        dev_check(g, k, &gens[(k + 1) % 3], 1, 512, 0);
+        dev_check(g, k, &gens[(k + 2) % 3], 1, 256, 1);
+        dev_check(g, k, &gens[k % 3], 1, 512, 1);
+    }
+    printf("  device 2^0..2^20 with 512 threads and with stages in pairs agree with the CPU\n");
     g16__gpu_close(g);
 }
 
