@@ -22,7 +22,9 @@
  * classification, 16·nwin·m B for the sorted digit entries (two key and two value arrays) and
  * CUB's temporary space, nwin·2^(c−1) XYZZ buckets (192 B / 384 B each), and small per-thread
  * arrays. The plan is checked before any allocation (G16_ERR_NOMEM with needed and free bytes).
- * About 16.5 GB for a G1 MSM of 2^26 random scalars.
+ * About 16.5 GB for a G1 MSM of 2^26 random scalars. The scratch memory is allocated by the first
+ * run and kept with the handle for the next ones (grown when a run needs more), and freed by
+ * g16__gpu_msm_destroy.
  *
  * Limits: n <= 2^31 − 1 (G16_ERR_UNSUPPORTED beyond). Errors: G16_ERR_ARG (NULL pointers, bad
  * options), G16_ERR_NOMEM, G16_ERR_DEVICE / G16_ERR_NO_DEVICE (gpu.h). Timing: variable-time.
