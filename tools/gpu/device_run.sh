@@ -26,21 +26,21 @@ for t in test_gpu_field test_gpu_ntt; do
   summary+=("$t: exit $r in $(( $(date +%s) - start )) s")
 done
 
-# 2) compute-sanitizer at small sizes
-for tool in memcheck racecheck; do
-  echo "==== compute-sanitizer --tool $tool test_gpu_ntt (max 2^9)" >>"$OUT/sanitizer.log"
-  start=$(date +%s)
-  G16_GPU_TEST_MAX_LOG=9 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/test_gpu_ntt" >>"$OUT/sanitizer.log" 2>&1
-  r=$?
-  summary+=("sanitizer $tool: exit $r in $(( $(date +%s) - start )) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer.log" | tail -1)")
-done
-
-# 3) benchmark
+# 2) benchmark
 start=$(date +%s)
 "$B/bench_gpu_ntt" "$MAXLOG" 16 "$OUT/bench.md" >"$OUT/bench.log" 2>&1
 r=$?
 summary+=("bench: exit $r in $(( $(date +%s) - start )) s")
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv >>"$OUT/device.txt" 2>&1
+
+# 3) compute-sanitizer at small sizes
+for tool in memcheck racecheck; do
+  echo "==== compute-sanitizer --tool $tool test_gpu_ntt (max 2^9)" >>"$OUT/sanitizer.log"
+  start=$(date +%s)
+  G16_GPU_TEST_MAX_LOG=9 timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "$B/test_gpu_ntt" >>"$OUT/sanitizer.log" 2>&1
+  r=$?
+  summary+=("sanitizer $tool: exit $r in $(( $(date +%s) - start )) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer.log" | tail -1)")
+done
 
 # 4) instruction counts of the kernels (IMAD = multiply-add pipe)
 cuobjdump --dump-sass "$B/bench_gpu_ntt" 2>/dev/null | awk '
