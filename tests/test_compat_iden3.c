@@ -470,6 +470,12 @@ static void test_zkey_corruption(void **state)
     put32(c + hdr + 4 + 48 + 4 + 32 + 8, 12);
     expect(g16__zkey_read(&zk, c, b.len, 0, "t.zkey", &err), G16_ERR_FORMAT, &err, "not a power of two");
     RESET();
+    put32(c + hdr + 4 + 48 + 4 + 32 + 8, 1u << 28); /* a huge domain in a small file: refused before allocating */
+    expect(g16__zkey_read(&zk, c, b.len, 0, "t.zkey", &err), G16_ERR_TRUNCATED, &err, "section 9 (H)");
+    RESET();
+    put32(c + hdr + 4 + 48 + 4 + 32, 0x7fffffff); /* a huge wire count */
+    expect(g16__zkey_read(&zk, c, b.len, 0, "t.zkey", &err), G16_ERR_TRUNCATED, &err, "section 5 (A)");
+    RESET();
     put32(c + hdr + 4 + 48 + 4 + 32 + 4, 100); /* nPublic > nVars */
     expect(g16__zkey_read(&zk, c, b.len, 0, "t.zkey", &err), G16_ERR_FORMAT, &err, "cannot hold ONE");
     RESET();

@@ -137,8 +137,9 @@ static g16_status decode_points(const rd *r, const char *name, uint64_t off, voi
                       (unsigned long long)j.bad, (unsigned long long)(off + j.bad * (g2 ? G2_BYTES : G1_BYTES)), why);
 }
 
-/* Section `type` must hold exactly n points; allocates and decodes them. */
-static g16_status read_section_points(const rd *r, uint32_t type, const char *name, uint64_t n, int g2, void **out)
+/* Section `type` must hold exactly n points (*sec: the section). */
+static g16_status check_points_section(const rd *r, uint32_t type, const char *name, uint64_t n, int g2,
+                                       const g16__binsec **sec)
 {
     const g16__binsec *s;
     size_t size = g2 ? G2_BYTES : G1_BYTES;
@@ -150,6 +151,34 @@ static g16_status read_section_points(const rd *r, uint32_t type, const char *na
                           "%s: section %u (%s) at byte %llu: %llu bytes, expected %llu points of %zu bytes (%llu bytes)",
                           r->bf->what, type, name, (unsigned long long)s->offset, (unsigned long long)s->size,
                           (unsigned long long)n, size, (unsigned long long)(n * size));
+    *sec = s;
+    return G16_OK;
+}
+
+/* Every point section's size against the header's counts, before anything is allocated: a header
+ * claiming a huge domain or wire count then needs a file of that size. */
+static g16_status check_all_sections(const rd *r, const g16__zkey *z)
+{
+    const g16__binsec *s;
+    g16_status st;
+    uint64_t n_priv = z->n_vars - z->n_public - 1;
+    if ((st = check_points_section(r, 3, "IC", z->n_public + 1, 0, &s)) != G16_OK ||
+        (st = check_points_section(r, 5, "A", z->n_vars, 0, &s)) != G16_OK ||
+        (st = check_points_section(r, 6, "B1", z->n_vars, 0, &s)) != G16_OK ||
+        (st = check_points_section(r, 7, "B2", z->n_vars, 1, &s)) != G16_OK ||
+        (st = check_points_section(r, 8, "C", n_priv, 0, &s)) != G16_OK ||
+        (st = check_points_section(r, 9, "H", z->n, 0, &s)) != G16_OK)
+        return st;
+    return G16_OK;
+}
+
+/* Section `type` must hold exactly n points; allocates and decodes them. */
+static g16_status read_section_points(const rd *r, uint32_t type, const char *name, uint64_t n, int g2, void **out)
+{
+    const g16__binsec *s;
+    g16_status st = check_points_section(r, type, name, n, g2, &s);
+    if (st != G16_OK)
+        return st;
     if (!(*out = g16__alloc_large((n ? n : 1) * (g2 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine)))))
         return g16__error(r->err, G16_ERR_NOMEM, "%s: %s: %llu points", r->bf->what, name, (unsigned long long)n);
     int subgroup = !(r->flags & G16_PARAMS_UNCHECKED) || type == 3;
@@ -344,7 +373,8 @@ g16_status g16__zkey_read(g16__zkey *zk, const uint8_t *buf, size_t len, unsigne
         goto out;
     rd r = {&bf, err, flags};
     uint64_t n_priv;
-    if ((st = read_protocol(&r)) != G16_OK || (st = read_header(&r, &z)) != G16_OK)
+    if ((st = read_protocol(&r)) != G16_OK || (st = read_header(&r, &z)) != G16_OK ||
+        (st = check_all_sections(&r, &z)) != G16_OK)
         goto cleanup;
     n_priv = z.n_vars - z.n_public - 1;
     z.vk.n_ic = z.n_public + 1;
