@@ -36,7 +36,8 @@ fi
 # ---- outside verifiers (issue 4): snarkjs 0.7.6 and circom2 0.2.23, pinned in tools/snarkjs/package-lock.json.
 # npm ci, three BLS12-381 circom circuits proved by g16 and verified by snarkjs and the other way
 # round, g16's native proofs verified by snarkjs, bad input, the Filecoin proofs through the CLI.
-# About 2 minutes of CPU (1m54s user on this 2-core machine); G16_SKIP_SNARKJS=1 skips it.
+# About 2 minutes on this 2-core machine (126 s wall at load average 2-4, npm ci aside);
+# G16_SKIP_SNARKJS=1 skips it.
 if [ "${G16_SKIP_SNARKJS:-0}" != 1 ]; then
   section "outside verifiers: snarkjs and circom (tools/snarkjs/check.sh)"
   bash tools/snarkjs/check.sh build-test/g16 build-test/snarkjs-check
