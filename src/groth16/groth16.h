@@ -54,4 +54,10 @@ g16_status g16__params_alloc(struct g16_params *p, g16_error *err);
 g16_status g16__verify_with(const struct g16_pvk *pvk, const g16_proof *proof, const g16_fr *inputs,
                             size_t n_inputs, g16_error *err);
 
+/* The proof from the query sums and the secret randomizers, constant-time in r and s:
+ *   A = α + sum_a + r·δ,  B = β + sum_b2 + s·δ,  C = s·A + r·(β + sum_b1 + s·δ) − r·s·δ + sum_c,
+ * where sum_c holds every term of C that does not involve r or s (bellman: H + L; snarkjs: C + H). */
+void g16__groth16_assemble(g16_proof *proof, const struct g16_vk *vk, const g16_p1 *sum_a, const g16_p1 *sum_b1,
+                           const g16_p2 *sum_b2, const g16_p1 *sum_c, const g16_fr *r, const g16_fr *s);
+
 #endif /* G16_GROTH16_GROTH16_H */

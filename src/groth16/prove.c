@@ -103,9 +103,8 @@ static g16_status run_msms(msm_results *m, const struct g16_params *p, const str
     return st;
 }
 
-/* The proof from the MSM results and the secret randomizers (constant-time in r, s). */
-static void assemble(g16_proof *proof, const struct g16_vk *vk, const msm_results *m, const g16_fr *r,
-                     const g16_fr *s)
+void g16__groth16_assemble(g16_proof *proof, const struct g16_vk *vk, const g16_p1 *sum_a, const g16_p1 *sum_b1,
+                           const g16_p2 *sum_b2, const g16_p1 *sum_c, const g16_fr *r, const g16_fr *s)
 {
     g16__span sp = g16__span_begin("prove.assemble");
     g16_p1 a, b1, c, t, delta1;
@@ -114,17 +113,17 @@ static void assemble(g16_proof *proof, const struct g16_vk *vk, const msm_result
     g16__p1_from_affine(&delta1, &vk->delta_g1);
     /* A = α + Σa + r·δ */
     g16__p1_mul(&t, &delta1, r);
-    g16__p1_add(&a, &m->a, &t);
+    g16__p1_add(&a, sum_a, &t);
     g16__p1_add_affine(&a, &a, &vk->alpha_g1);
     /* B = β + Σb + s·δ, in G2 and in G1 */
     g16__p2_from_affine(&u, &vk->delta_g2);
     g16__p2_mul(&u, &u, s);
-    g16__p2_add(&b2, &m->b2, &u);
+    g16__p2_add(&b2, sum_b2, &u);
     g16__p2_add_affine(&b2, &b2, &vk->beta_g2);
     g16__p1_mul(&t, &delta1, s);
-    g16__p1_add(&b1, &m->b1, &t);
+    g16__p1_add(&b1, sum_b1, &t);
     g16__p1_add_affine(&b1, &b1, &vk->beta_g1);
-    /* C = s·A + r·B1 − r·s·δ + Σh + Σl */
+    /* C = s·A + r·B1 − r·s·δ + Σc */
     g16__p1_mul(&c, &a, s);
     g16__p1_mul(&t, &b1, r);
     g16__p1_add(&c, &c, &t);
@@ -132,8 +131,7 @@ static void assemble(g16_proof *proof, const struct g16_vk *vk, const msm_result
     g16__p1_mul(&t, &delta1, &rs);
     g16__p1_neg(&t, &t);
     g16__p1_add(&c, &c, &t);
-    g16__p1_add(&c, &c, &m->h);
-    g16__p1_add(&c, &c, &m->l);
+    g16__p1_add(&c, &c, sum_c);
     g16__p1_to_affine(&proof->a, &a);
     g16__p2_to_affine(&proof->b, &b2);
     g16__p1_to_affine(&proof->c, &c);
@@ -244,7 +242,9 @@ static g16_status prove_one(g16_proof *proof, size_t idx, const struct g16_param
     msm_results m;
     if ((st = run_msms(&m, p, r, w, hb->a, err)) != G16_OK)
         goto cleanup;
-    assemble(proof, &p->vk, &m, rr, ss);
+    g16_p1 sum_c;
+    g16__p1_add(&sum_c, &m.h, &m.l);
+    g16__groth16_assemble(proof, &p->vk, &m.a, &m.b1, &m.b2, &sum_c, rr, ss);
     /* The proof goes through the decoder's checks (curve, subgroup) as a verifier would read it,
      * always: parameters loaded without subgroup checks cannot make a proof with a torsion
      * component (which would leak the witness modulo the small cofactor primes) reach the caller. */

@@ -210,38 +210,6 @@ static g16_status run_msms(sums *s, const g16__zkey *zk, const g16_fr *w, const 
     return st;
 }
 
-/* Constant-time in r and s (the proof's secrets). */
-static void assemble(g16_proof *proof, const struct g16_vk *vk, const sums *m, const g16_fr *r, const g16_fr *s)
-{
-    g16_p1 a, b1, c, t, delta1;
-    g16_p2 b2, u;
-    g16_fr rs;
-    g16__p1_from_affine(&delta1, &vk->delta_g1);
-    g16__p1_mul(&t, &delta1, r);
-    g16__p1_add(&a, &m->a, &t);
-    g16__p1_add_affine(&a, &a, &vk->alpha_g1);
-    g16__p2_from_affine(&u, &vk->delta_g2);
-    g16__p2_mul(&u, &u, s);
-    g16__p2_add(&b2, &m->b2, &u);
-    g16__p2_add_affine(&b2, &b2, &vk->beta_g2);
-    g16__p1_mul(&t, &delta1, s);
-    g16__p1_add(&b1, &m->b1, &t);
-    g16__p1_add_affine(&b1, &b1, &vk->beta_g1);
-    g16__p1_mul(&c, &a, s);
-    g16__p1_mul(&t, &b1, r);
-    g16__p1_add(&c, &c, &t);
-    g16__fr_mul(&rs, r, s);
-    g16__p1_mul(&t, &delta1, &rs);
-    g16__p1_neg(&t, &t);
-    g16__p1_add(&c, &c, &t);
-    g16__p1_add(&c, &c, &m->c);
-    g16__p1_add(&c, &c, &m->h);
-    g16__p1_to_affine(&proof->a, &a);
-    g16__p2_to_affine(&proof->b, &b2);
-    g16__p1_to_affine(&proof->c, &c);
-    memset(&rs, 0, sizeof rs);
-}
-
 g16_status g16__zkey_prove(g16_proof *proof, const g16__zkey *zk, const g16_fr *w, size_t w_len,
                            const g16_prove_opts *opts, g16_error *err)
 {
@@ -275,7 +243,9 @@ g16_status g16__zkey_prove(g16_proof *proof, const g16__zkey *zk, const g16_fr *
         }
     }
     g16__span sp = g16__span_begin("prove.assemble");
-    assemble(&out, &zk->vk, &m, &r, &s);
+    g16_p1 sum_c;
+    g16__p1_add(&sum_c, &m.c, &m.h);
+    g16__groth16_assemble(&out, &zk->vk, &m.a, &m.b1, &m.b2, &sum_c, &r, &s);
     g16__span_end(sp);
     memset(&r, 0, sizeof r);
     memset(&s, 0, sizeof s);
