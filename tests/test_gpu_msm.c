@@ -606,6 +606,8 @@ static void test_dev_edges(void **state)
  * entry point; timings and counts reported. */
 static void test_dev_batch(void **state)
 {
+/* result s of a batch: the results are g16_p1 or g16_p2 values back to back */
+#define RES(buf, s) ((buf) + (s) * G->jac_sz)
     (void)state;
     g16__gpu *g = dev_open_or_skip();
     g16_error err = {0, ""};
@@ -620,7 +622,7 @@ static void test_dev_batch(void **state)
             tu_rand_fr(&k[i]);
         for (size_t i = 2 * n; i < 3 * n; i += 3)
             g16__fr_set_zero(&k[i]);
-        char got[3][sizeof(g16_p2)], got_host[3][sizeof(g16_p2)], want[sizeof(g16_p2)];
+        char got[3 * sizeof(g16_p2)], got_host[3 * sizeof(g16_p2)], want[sizeof(g16_p2)];
         g16__gpu_msm *m = NULL;
         double ph[G16__GPU_MSM_PH_COUNT] = {0};
         uint64_t others[3] = {0};
@@ -632,9 +634,23 @@ static void test_dev_batch(void **state)
         assert_int_equal(g16__gpu_msm_size(m), n);
         if (G->run(m, got, k, nsets, &o, &err) != G16_OK)
             fail_msg("%s batch: %s", G->name, err.msg);
-        for (size_t s = 0; s < nsets; s++) {
-            assert_int_equal(G->cpu(want, bases, k + s * n, n), G16_OK);
-            expect_same(G, got[s], want, "batch", n, s ? IN_RANDOM : IN_FILECOIN, 0);
+        {
+            /* every set against the CPU and against a one-set run on the same handle, all
+             * reported before failing (which set, and whether a batch position matters) */
+            int bad = 0;
+            for (size_t s = 0; s < nsets; s++) {
+                char one[sizeof(g16_p2)];
+                assert_int_equal(G->cpu(want, bases, k + s * n, n), G16_OK);
+                if (G->run(m, one, k + s * n, 1, NULL, &err) != G16_OK)
+                    fail_msg("%s single set %zu: %s", G->name, s, err.msg);
+                int b_ok = memcmp(RES(got, s), want, G->jac_sz) == 0, s_ok = memcmp(one, want, G->jac_sz) == 0;
+                printf("  device %s batch set %zu (%s, %llu others): batch %s, alone %s\n", G->name, s,
+                       s ? "random" : "filecoin", (unsigned long long)others[s], b_ok ? "ok" : "DIFFERS",
+                       s_ok ? "ok" : "DIFFERS");
+                bad |= !b_ok || !s_ok;
+            }
+            if (bad)
+                fail_msg("%s batch n = %zu: differs from the CPU MSM", G->name, n);
         }
         assert_true(others[0] > n / 5 && others[0] < n / 2 && others[1] == n);
         memset(&o, 0, sizeof o);
@@ -642,29 +658,29 @@ static void test_dev_batch(void **state)
         if (G->run(m, got_host, k, nsets, &o, &err) != G16_OK)
             fail_msg("%s batch (host final): %s", G->name, err.msg);
         for (size_t s = 0; s < nsets; s++)
-            expect_same(G, got_host[s], got[s], "batch (host final)", n, IN_RANDOM, 0);
-        if (G->oneshot(g, got[0], bases, k + n, n, &err) != G16_OK)
+            expect_same(G, RES(got_host, s), RES(got, s), "batch (host final)", n, IN_RANDOM, 0);
+        if (G->oneshot(g, RES(got, 0), bases, k + n, n, &err) != G16_OK)
             fail_msg("%s one-shot: %s", G->name, err.msg);
-        expect_same(G, got[0], got[1], "one-shot", n, IN_RANDOM, 0);
+        expect_same(G, RES(got, 0), RES(got, 1), "one-shot", n, IN_RANDOM, 0);
         /* the wrong group and bad options are refused, and nothing is written */
-        memset(got[2], 0x5a, sizeof got[2]);
-        assert_int_equal(groups[1 - gi].run(m, got[2], k, 1, NULL, &err), G16_ERR_ARG);
+        memset(RES(got, 2), 0x5a, sizeof(g16_p2));
+        assert_int_equal(groups[1 - gi].run(m, RES(got, 2), k, 1, NULL, &err), G16_ERR_ARG);
         o.window = 1;
-        assert_int_equal(G->run(m, got[2], k, 1, &o, &err), G16_ERR_ARG);
+        assert_int_equal(G->run(m, RES(got, 2), k, 1, &o, &err), G16_ERR_ARG);
         o.window = 0;
         o.carry_per = 3;
-        assert_int_equal(G->run(m, got[2], k, 1, &o, &err), G16_ERR_ARG);
-        for (size_t i = 0; i < sizeof got[2]; i++)
-            assert_int_equal((unsigned char)got[2][i], 0x5a);
+        assert_int_equal(G->run(m, RES(got, 2), k, 1, &o, &err), G16_ERR_ARG);
+        for (size_t i = 0; i < sizeof(g16_p2); i++)
+            assert_int_equal((unsigned char)RES(got, 2)[i], 0x5a);
         printf("  device %s batch of 3 x %zu: upload %.2f, classify %.2f, ones %.2f, digits %.2f, sort %.2f, "
                "accumulate %.2f, reduce %.2f, final %.2f ms\n",
                G->name, n, ph[0], ph[1], ph[2], ph[3], ph[4], ph[5], ph[6], ph[7]);
         g16__gpu_msm_destroy(m);
         /* n = 0 gives infinity */
         assert_int_equal(G->create(&m, g, NULL, 0, &err), G16_OK);
-        assert_int_equal(G->run(m, got[0], NULL, 1, NULL, &err), G16_OK);
+        assert_int_equal(G->run(m, RES(got, 0), NULL, 1, NULL, &err), G16_OK);
         assert_int_equal(G->cpu(want, bases, k, 0), G16_OK);
-        expect_same(G, got[0], want, "empty", 0, IN_RANDOM, 0);
+        expect_same(G, RES(got, 0), want, "empty", 0, IN_RANDOM, 0);
         g16__gpu_msm_destroy(m);
         free(bases);
         free(k);
