@@ -148,6 +148,8 @@ int g16__app_prove(int argc, char **argv)
         {"--no-verify", NULL, "do not verify the proofs before writing them (benchmarks)", NULL, 0},
         {"--save-witness", "FILE", "also write the first witness here (for --r1cs/--witness runs)", NULL, 0},
         {"--backend", "B", "cpu, gpu or auto (default: $G16_BACKEND, else auto)", NULL, 0},
+        {"--devices", "LIST", "GPU workers: device indices like 0,1 or all (default: $G16_DEVICES, else all)",
+         NULL, 0},
     };
     int rc = cli_parse(argc, argv, opts, NOPTS(opts), "g16 prove --params FILE --proof FILE [options]",
                        "Proves a batch of witnesses of one circuit; every proof is verified before it is written.");
@@ -188,7 +190,8 @@ int g16__app_prove(int argc, char **argv)
     }
     proofs = malloc(count * sizeof *proofs);
     g16_prove_opts po = {.flags = cli_find(opts, NOPTS(opts), "--no-verify")->set ? G16_PROVE_NO_VERIFY : 0,
-                         .backend = cli_find(opts, NOPTS(opts), "--backend")->value};
+                         .backend = cli_find(opts, NOPTS(opts), "--backend")->value,
+                         .devices = cli_find(opts, NOPTS(opts), "--devices")->value};
     st = proofs ? g16_prove(proofs, p, c.r1cs, (const g16_fr *const *)ws, count, &po, &err) : G16_ERR_NOMEM;
     if (st != G16_OK) {
         rc = cli_fail("prove", st, &err, "proving failed");

@@ -345,11 +345,17 @@ g16_status g16_setup(g16_params **out, const g16_r1cs *r1cs, const g16_setup_opt
 #define G16_PROVE_NO_CHECK 2u
 /* Backend: "cpu", "gpu" (G16_ERR_NO_DEVICE when there is none) or "auto" (the GPU when one is
  * present, else the CPU; one line on stderr says which). NULL: the environment variable
- * G16_BACKEND, else "auto". With the same r and s both backends give the same proof bytes. */
+ * G16_BACKEND, else "auto". With the same r and s both backends give the same proof bytes.
+ * Devices (GPU backend): one worker per listed CUDA device index (after CUDA_VISIBLE_DEVICES),
+ * e.g. "0,1"; an index may repeat (two workers sharing a card); "all" or NULL with G16_DEVICES
+ * unset: every visible device. The circuits of a batch go to whichever worker is free; at most
+ * `count` workers start. A GPU worker runs the H step and the five MSMs; the parameters' queries
+ * stay on its device for the whole batch when they fit, else each is uploaded for its MSM. */
 typedef struct {
     unsigned flags;
     const g16_fr *r, *s;
     const char *backend;
+    const char *devices;
 } g16_prove_opts;
 g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs *r1cs,
                      const g16_fr *const *witnesses, size_t count, const g16_prove_opts *opts, g16_error *err);

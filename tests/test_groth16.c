@@ -322,7 +322,7 @@ static void test_backends(void **state)
     tu_rand_fr(&rs[1]);
     const g16_fr *ws[1] = {w};
     g16_proof cpu, gpu;
-    g16_prove_opts po = {0, &rs[0], &rs[1], "cpu"};
+    g16_prove_opts po = {.r = &rs[0], .s = &rs[1], .backend = "cpu"};
     assert_int_equal(g16_prove(&cpu, p, r, ws, 1, &po, &err), G16_OK);
     po.backend = "tpu";
     assert_int_equal(g16_prove(&gpu, p, r, ws, 1, &po, &err), G16_ERR_ARG);

@@ -469,6 +469,19 @@ extern "C" g16_status g16__gpu_msm_download_bases(g16__gpu_msm *m, void *host, s
     return g16__gpu_sync(m->g, err);
 }
 
+extern "C" void g16__gpu_msm_release_scratch(g16__gpu_msm *m)
+{
+    if (!m)
+        return;
+    g16__gpu_free(m->g, m->fixed_mem);
+    g16__gpu_free(m->g, m->pip_mem);
+    g16__gpu_free(m->g, m->res);
+    m->fixed_mem = m->pip_mem = m->res = NULL;
+    m->res_cap = 0;
+    memset(&m->f, 0, sizeof m->f);
+    memset(&m->p, 0, sizeof m->p);
+}
+
 extern "C" void g16__gpu_msm_destroy(g16__gpu_msm *m)
 {
     if (!m)

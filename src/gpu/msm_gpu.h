@@ -83,6 +83,9 @@ g16_status g16__gpu_msm_create_random_p2(g16__gpu_msm **out, g16__gpu *g, size_t
 /* Copies bases [first, first + count) back to the host (g16_p1_affine or g16_p2_affine by group). */
 g16_status g16__gpu_msm_download_bases(g16__gpu_msm *m, void *host, size_t first, size_t count, g16_error *err);
 void g16__gpu_msm_destroy(g16__gpu_msm *m); /* NULL is a no-op */
+/* Frees the scratch memory the runs keep with the handle (the next run allocates it again): for
+ * callers that hold several handles and need the room between their runs. NULL is a no-op. */
+void g16__gpu_msm_release_scratch(g16__gpu_msm *m);
 size_t g16__gpu_msm_size(const g16__gpu_msm *m);
 
 /* out[s] = Σ_i scalars[s·n + i]·bases[i] for s < nsets (G1 / G2 by the group the handle was

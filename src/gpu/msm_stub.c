@@ -50,6 +50,7 @@ g16_status g16__gpu_msm_download_bases(g16__gpu_msm *m, void *host, size_t first
 }
 
 void g16__gpu_msm_destroy(g16__gpu_msm *m) { (void)m; }
+void g16__gpu_msm_release_scratch(g16__gpu_msm *m) { (void)m; }
 size_t g16__gpu_msm_size(const g16__gpu_msm *m) { (void)m; return 0; }
 
 g16_status g16__gpu_msm_run_p1(g16__gpu_msm *m, g16_p1 *out, const g16_fr *scalars, size_t nsets,

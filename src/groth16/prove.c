@@ -7,8 +7,12 @@
  *   A = α + Σa + r·δ,  B = β + Σb_g2 + s·δ,  C = s·A + r·(β + Σb_g1 + s·δ) − r·s·δ + Σh + Σl.
  * The assembly uses constant-time curve operations: r and s are the secrets of the proof.
  * Every proof is verified against the parameters' own verifying key before it is returned.
- * Backends (g16_prove_opts.backend / G16_BACKEND): the CPU always; the GPU takes the H step.
+ * Backends (g16_prove_opts.backend / G16_BACKEND): one CPU worker, or one GPU worker per device
+ * (g16_prove_opts.devices / G16_DEVICES; prove_gpu.h), which runs the H step and the five MSMs on
+ * its GPU while the witness check, the sparse products and the assembly stay on the CPU. The
+ * circuits of a batch go to the workers as they become free.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,7 @@
 #include "field/random.h"
 #include "gpu/gpu.h"
 #include "groth16/groth16.h"
+#include "groth16/prove_gpu.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
 #include "r1cs/r1cs.h"
@@ -49,12 +54,7 @@ static g16_status check_shapes(const struct g16_params *p, const struct g16_r1cs
                       (unsigned long long)have, (unsigned long long)want);
 }
 
-typedef struct {
-    g16_p1 h, l, a, b1;
-    g16_p2 b2;
-} msm_results;
-
-static g16_status run_msms(msm_results *m, const struct g16_params *p, const struct g16_r1cs *r, const g16_fr *w,
+static g16_status run_msms(g16__query_sums *m, const struct g16_params *p, const struct g16_r1cs *r, const g16_fr *w,
                            const g16_fr *h, g16_error *err)
 {
     g16_status st;
@@ -142,30 +142,83 @@ void g16__groth16_assemble(g16_proof *proof, const struct g16_vk *vk, const g16_
 typedef struct {
     g16_fr *a, *b, *c;
     size_t bytes;
+    int pinned; /* page-locked (a GPU worker's): freed with g16__gpu_host_free */
 } h_buffers;
+
+static void free_pinned(void *p, size_t bytes)
+{
+    (void)bytes;
+    g16__gpu_host_free(p);
+}
 
 static void free_h_buffers(h_buffers *hb)
 {
+    g16__free_fn fn = hb->pinned ? free_pinned : g16__free_large;
     if (hb->a)
-        g16__free_async(hb->a, hb->bytes, "prove.a", g16__free_large);
+        g16__free_async(hb->a, hb->bytes, "prove.a", fn);
     if (hb->b)
-        g16__free_async(hb->b, hb->bytes, "prove.b", g16__free_large);
+        g16__free_async(hb->b, hb->bytes, "prove.b", fn);
     if (hb->c)
-        g16__free_async(hb->c, hb->bytes, "prove.c", g16__free_large);
+        g16__free_async(hb->c, hb->bytes, "prove.c", fn);
+    memset(hb, 0, sizeof *hb);
 }
 
-/* Where the H step runs. The GPU backend currently takes the NTTs (the H step); the MSMs run on
- * the CPU until the GPU MSM is wired in. */
-typedef struct {
-    g16__gpu *gpu;
-    g16__gpu_ntt *ntt;
-} backend;
-
-static void backend_close(backend *be)
+/* a, b, c for one worker: page-locked for a GPU worker (the H step copies them both ways), else
+ * (or when pinning fails) ordinary large allocations. */
+static g16_status alloc_h_buffers(h_buffers *hb, size_t n, int pin, g16_error *err)
 {
-    g16__gpu_ntt_destroy(be->ntt);
-    g16__gpu_close(be->gpu);
-    memset(be, 0, sizeof *be);
+    memset(hb, 0, sizeof *hb);
+    hb->bytes = n * sizeof(g16_fr);
+    if (pin) {
+        g16__span sp = g16__span_begin_n("gpu.pin_abc", 3 * hb->bytes);
+        int ok = g16__gpu_host_alloc((void **)&hb->a, hb->bytes, NULL) == G16_OK &&
+                 g16__gpu_host_alloc((void **)&hb->b, hb->bytes, NULL) == G16_OK &&
+                 g16__gpu_host_alloc((void **)&hb->c, hb->bytes, NULL) == G16_OK;
+        g16__span_end(sp);
+        hb->pinned = 1;
+        if (ok)
+            return G16_OK;
+        free_h_buffers(hb);
+        hb->bytes = n * sizeof(g16_fr);
+    }
+    hb->a = g16__alloc_large(hb->bytes);
+    hb->b = g16__alloc_large(hb->bytes);
+    hb->c = g16__alloc_large(hb->bytes);
+    if (hb->a && hb->b && hb->c)
+        return G16_OK;
+    free_h_buffers(hb);
+    return g16__error(err, G16_ERR_NOMEM, "g16_prove: 3 x %zu bytes for a, b, c", n * sizeof(g16_fr));
+}
+
+/* Where a proof's H step and MSMs run: a CPU worker (domain tables) or a GPU worker (prove_gpu.h). */
+typedef struct {
+    g16__ntt_domain *dom;
+    g16__gpu_prover *gp;
+    h_buffers hb;
+} worker;
+
+static void worker_close(worker *wk)
+{
+    free_h_buffers(&wk->hb);
+    g16__ntt_domain_destroy(wk->dom);
+    g16__gpu_prover_destroy(wk->gp);
+    memset(wk, 0, sizeof *wk);
+}
+
+static g16_status worker_open(worker *wk, int device, const struct g16_params *p, const struct g16_r1cs *r,
+                              g16_error *err)
+{
+    g16_status st;
+    memset(wk, 0, sizeof *wk);
+    if (device < 0)
+        st = g16__ntt_domain_create(&wk->dom, r->log_n, &g16__fr_generator, NULL, err);
+    else
+        st = g16__gpu_prover_create(&wk->gp, device, p, r, err);
+    if (st == G16_OK)
+        st = alloc_h_buffers(&wk->hb, r->n, device >= 0, err);
+    if (st != G16_OK)
+        worker_close(wk);
+    return st;
 }
 
 static void backend_notice(const char *what)
@@ -175,9 +228,15 @@ static void backend_notice(const char *what)
         fprintf(stderr, "g16: backend %s\n", what);
 }
 
-static g16_status backend_open(backend *be, const char *choice, unsigned log_n, g16_error *err)
+/* The workers' devices: -1 for one CPU worker, else CUDA device indices (after
+ * CUDA_VISIBLE_DEVICES) from `devices` ("0,1,1": one worker each; "all"), G16_DEVICES when that
+ * is NULL, else every visible device. At most max_workers (the batch size). */
+#define MAX_WORKERS 64
+static g16_status choose_devices(int *dev, size_t *nw, const char *choice, const char *devices, size_t max_workers,
+                                 g16_error *err)
 {
-    memset(be, 0, sizeof *be);
+    *nw = 1;
+    dev[0] = -1;
     if (!choice)
         choice = getenv("G16_BACKEND");
     if (!choice || !*choice)
@@ -187,37 +246,50 @@ static g16_status backend_open(backend *be, const char *choice, unsigned log_n, 
     int want_gpu = !strcmp(choice, "gpu");
     if (!want_gpu && strcmp(choice, "auto") != 0)
         return g16__error(err, G16_ERR_ARG, "backend '%s': expected cpu, gpu or auto", choice);
-    if (g16__gpu_device_count() == 0) {
+    int count = g16__gpu_device_count();
+    if (count == 0) {
         if (want_gpu)
             return g16__error(err, G16_ERR_NO_DEVICE, "backend gpu: %s",
                               g16__gpu_compiled() ? "no CUDA device is visible" : "this build has no CUDA backend");
         backend_notice("auto: cpu (no CUDA device)");
         return G16_OK;
     }
-    g16_status st = g16__gpu_open(&be->gpu, 0, err);
-    if (st == G16_OK)
-        st = g16__gpu_ntt_create(&be->ntt, be->gpu, log_n, &g16__fr_generator, NULL, err);
-    if (st != G16_OK) {
-        backend_close(be);
-        return st;
+    if (!devices)
+        devices = getenv("G16_DEVICES");
+    size_t n = 0;
+    if (!devices || !*devices || !strcmp(devices, "all")) {
+        for (int i = 0; i < count && n < MAX_WORKERS; i++)
+            dev[n++] = i;
+    } else {
+        const char *s = devices;
+        for (;;) {
+            char *end;
+            long v = *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : -1;
+            if (v < 0 || v >= count || (*end && *end != ',') || (*end == ',' && !end[1]))
+                return g16__error(err, G16_ERR_ARG, "devices '%s': expected indices 0..%d separated by commas, or all",
+                                  devices, count - 1);
+            if (n == MAX_WORKERS)
+                return g16__error(err, G16_ERR_ARG, "devices '%s': more than %d workers", devices, MAX_WORKERS);
+            dev[n++] = (int)v;
+            if (!*end)
+                break;
+            s = end + 1;
+        }
     }
-    g16__gpu_info info;
-    g16__gpu_get_info(be->gpu, &info);
-    char line[sizeof info.name + 64];
-    snprintf(line, sizeof line, "%s: gpu 0 (%s) for the NTTs, cpu for the MSMs", want_gpu ? "gpu" : "auto",
-             info.name);
-    backend_notice(line);
+    *nw = n < max_workers ? n : max_workers;
+    if (*nw == 0)
+        *nw = 1;
     return G16_OK;
 }
 
 /* One proof: witness check, a/b/c, H, MSMs, assembly, self-verification. */
 static g16_status prove_one(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
-                            const g16_fr *w, const g16__ntt_domain *dom, backend *be, h_buffers *hb,
-                            const g16_pvk *pvk,
-                            const g16_fr *rr, const g16_fr *ss, unsigned flags, g16_error *err)
+                            const g16_fr *w, worker *wk, const g16_pvk *pvk, const g16_fr *rr, const g16_fr *ss,
+                            unsigned flags, g16_error *err)
 {
     g16_status st = G16_OK;
     size_t w_len = r->num_inputs + r->num_aux;
+    h_buffers *hb = &wk->hb;
     g16__span span = g16__span_begin_n("prove.circuit", idx);
     if (!(flags & G16_PROVE_NO_CHECK)) {
         g16__span sp = g16__span_begin("r1cs.check");
@@ -231,16 +303,20 @@ static g16_status prove_one(g16_proof *proof, size_t idx, const struct g16_param
     g16__span_end(sp);
     if (st != G16_OK)
         goto cleanup;
-    sp = g16__span_begin_n(be->ntt ? "ntt.h.gpu" : "ntt.h", r->n);
-    if (be->ntt)
-        st = g16__gpu_ntt_groth16_h_host(be->ntt, hb->a, hb->b, hb->c, err);
+    sp = g16__span_begin_n(wk->gp ? "ntt.h.gpu" : "ntt.h", r->n);
+    if (wk->gp)
+        st = g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, err);
     else
-        g16__ntt_groth16_h(dom, hb->a, hb->b, hb->c);
+        g16__ntt_groth16_h(wk->dom, hb->a, hb->b, hb->c);
     g16__span_end(sp);
     if (st != G16_OK)
         goto cleanup;
-    msm_results m;
-    if ((st = run_msms(&m, p, r, w, hb->a, err)) != G16_OK)
+    g16__query_sums m;
+    if (wk->gp)
+        st = g16__gpu_prover_msms(wk->gp, &m, w, hb->a, err);
+    else
+        st = run_msms(&m, p, r, w, hb->a, err);
+    if (st != G16_OK)
         goto cleanup;
     g16_p1 sum_c;
     g16__p1_add(&sum_c, &m.h, &m.l);
@@ -261,16 +337,92 @@ cleanup:
     return st;
 }
 
+/* The batch, shared by the workers: each claims the next circuit until none is left or one
+ * has failed; the error of the lowest failing circuit is the one reported. */
+typedef struct {
+    const struct g16_params *p;
+    const struct g16_r1cs *r;
+    const g16_fr *const *witnesses;
+    const g16_fr *rs; /* r_i, s_i pairs */
+    const g16_pvk *pvk;
+    unsigned flags;
+    size_t count;
+    g16_proof *out;
+    size_t next;       /* atomic: the next circuit to claim */
+    int failed;        /* atomic */
+    pthread_mutex_t mu; /* guards the fields below */
+    g16_status st;
+    size_t bad; /* lowest failing circuit */
+    g16_error err;
+} batch;
+
+typedef struct {
+    batch *b;
+    int device;
+    size_t index; /* worker 0 runs on the caller's thread */
+    pthread_t th;
+    int started;
+} worker_arg;
+
+static void batch_fail(batch *b, size_t idx, g16_status st, const g16_error *e)
+{
+    pthread_mutex_lock(&b->mu);
+    if (b->st == G16_OK || idx < b->bad) {
+        b->st = st;
+        b->bad = idx;
+        b->err = *e;
+    }
+    pthread_mutex_unlock(&b->mu);
+    __atomic_store_n(&b->failed, 1, __ATOMIC_RELEASE);
+}
+
+static void *worker_main(void *arg)
+{
+    worker_arg *wa = arg;
+    batch *b = wa->b;
+    worker wk;
+    g16_error e = {0, ""};
+    if (wa->index > 0) { /* the trace places this thread's spans and its pool work as its own */
+        char name[40];
+        snprintf(name, sizeof name, "prove worker %zu", wa->index);
+        g16__trace_thread(name, G16__TRACE_DRIVER);
+    }
+    g16_status st = worker_open(&wk, wa->device, b->p, b->r, &e);
+    if (st != G16_OK) {
+        batch_fail(b, 0, st, &e);
+        return NULL;
+    }
+    if (wk.gp) {
+        char line[512];
+        g16__gpu_prover_describe(wk.gp, line, sizeof line);
+        backend_notice(line);
+    }
+    while (!__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE)) {
+        size_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+        if (i >= b->count)
+            break;
+        st = prove_one(&b->out[i], i, b->p, b->r, b->witnesses[i], &wk, b->pvk, &b->rs[2 * i], &b->rs[2 * i + 1],
+                       b->flags, &e);
+        if (st != G16_OK)
+            batch_fail(b, i, st, &e);
+    }
+    worker_close(&wk);
+    return NULL;
+}
+
 g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs *r1cs,
                      const g16_fr *const *witnesses, size_t count, const g16_prove_opts *opts, g16_error *err)
 {
     g16_status st = G16_OK;
     unsigned flags = opts ? opts->flags : 0;
-    g16__ntt_domain *dom = NULL;
     g16_pvk *pvk = NULL;
-    g16_proof *out = NULL;
-    h_buffers hb = {0};
-    backend be = {0};
+    g16_fr *rs = NULL;
+    int dev[MAX_WORKERS];
+    size_t nw = 0;
+    worker_arg wa[MAX_WORKERS];
+    batch b;
+    memset(&b, 0, sizeof b);
+    pthread_mutex_init(&b.mu, NULL);
     g16__span span = g16__span_begin_n("prove", count);
     if (!proofs || !params || !r1cs || (count && !witnesses)) {
         st = g16__error(err, G16_ERR_ARG, "g16_prove: NULL argument");
@@ -283,45 +435,68 @@ g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs
         }
     if ((st = check_shapes(params, r1cs, err)) != G16_OK || count == 0)
         goto cleanup;
+    if ((st = choose_devices(dev, &nw, opts ? opts->backend : NULL, opts ? opts->devices : NULL, count, err)) !=
+        G16_OK)
+        goto cleanup;
     if (!(flags & G16_PROVE_NO_VERIFY) && (st = g16_pvk_create(&pvk, &params->vk, err)) != G16_OK)
         goto cleanup;
-    if ((st = backend_open(&be, opts ? opts->backend : NULL, r1cs->log_n, err)) != G16_OK)
-        goto cleanup;
-    if (!be.ntt && (st = g16__ntt_domain_create(&dom, r1cs->log_n, &g16__fr_generator, NULL, err)) != G16_OK)
-        goto cleanup;
-    hb.bytes = r1cs->n * sizeof(g16_fr);
-    hb.a = g16__alloc_large(hb.bytes);
-    hb.b = g16__alloc_large(hb.bytes);
-    hb.c = g16__alloc_large(hb.bytes);
-    out = malloc(count * sizeof *out);
-    if (!hb.a || !hb.b || !hb.c || !out) {
-        st = g16__error(err, G16_ERR_NOMEM, "g16_prove: 3 x %zu bytes for a, b, c", hb.bytes);
+    b.out = malloc(count * sizeof *b.out);
+    rs = malloc(2 * count * sizeof *rs);
+    if (!b.out || !rs) {
+        st = g16__error(err, G16_ERR_NOMEM, "g16_prove: %zu proofs", count);
         goto cleanup;
     }
-    g16__rng rng;
-    g16__rng_init_os(&rng);
-    for (size_t i = 0; i < count; i++) {
-        g16_fr rr, ss;
-        if (opts && opts->r && opts->s) {
-            rr = opts->r[i];
-            ss = opts->s[i];
-        } else if ((st = g16__fr_random(&rr, &rng)) != G16_OK || (st = g16__fr_random(&ss, &rng)) != G16_OK) {
-            g16__error(err, st, "g16_prove: the OS random generator failed");
-            goto cleanup;
+    /* every r and s drawn before any work, on this thread */
+    if (opts && opts->r && opts->s) {
+        for (size_t i = 0; i < count; i++) {
+            rs[2 * i] = opts->r[i];
+            rs[2 * i + 1] = opts->s[i];
         }
-        st = prove_one(&out[i], i, params, r1cs, witnesses[i], dom, &be, &hb, pvk, &rr, &ss, flags, err);
-        memset(&rr, 0, sizeof rr);
-        memset(&ss, 0, sizeof ss);
-        if (st != G16_OK)
-            goto cleanup;
+    } else {
+        g16__rng rng;
+        g16__rng_init_os(&rng);
+        for (size_t i = 0; i < 2 * count; i++)
+            if ((st = g16__fr_random(&rs[i], &rng)) != G16_OK) {
+                g16__error(err, st, "g16_prove: the OS random generator failed");
+                goto cleanup;
+            }
     }
-    memcpy(proofs, out, count * sizeof *out);
+    b.p = params;
+    b.r = r1cs;
+    b.witnesses = witnesses;
+    b.rs = rs;
+    b.pvk = pvk;
+    b.flags = flags;
+    b.count = count;
+    memset(wa, 0, sizeof wa);
+    for (size_t k = 0; k < nw; k++) {
+        wa[k].b = &b;
+        wa[k].device = dev[k];
+        wa[k].index = k;
+    }
+    /* worker 0 on this thread, the others on their own (the CPU parts of several workers share
+     * the one thread pool, which serializes them: the GPUs overlap, the CPU work does not) */
+    for (size_t k = 1; k < nw; k++)
+        wa[k].started = pthread_create(&wa[k].th, NULL, worker_main, &wa[k]) == 0;
+    worker_main(&wa[0]);
+    for (size_t k = 1; k < nw; k++) /* a worker that could not start left its share to the others */
+        if (wa[k].started)
+            pthread_join(wa[k].th, NULL);
+    if (b.st != G16_OK) {
+        st = b.st;
+        if (err)
+            *err = b.err;
+        goto cleanup;
+    }
+    memcpy(proofs, b.out, count * sizeof *b.out);
 cleanup:
-    free(out);
-    free_h_buffers(&hb);
-    g16__ntt_domain_destroy(dom);
-    backend_close(&be);
+    if (rs) {
+        memset(rs, 0, 2 * count * sizeof *rs);
+        free(rs);
+    }
+    free(b.out);
     g16_pvk_destroy(pvk);
+    pthread_mutex_destroy(&b.mu);
     g16__span_end(span);
     return st;
 }

@@ -1,0 +1,234 @@
+/*
+ * The GPU worker of the Groth16 prover (see prove_gpu.h). Built in every configuration: without
+ * CUDA the g16__gpu_* calls are the stubs and g16__gpu_prover_create reports G16_ERR_NO_DEVICE.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+#include "gpu/msm_gpu.h"
+#include "groth16/prove_gpu.h"
+#include "util/error.h"
+#include "util/trace.h"
+
+enum { Q_H, Q_L, Q_A, Q_B1, Q_B2, Q_COUNT };
+static const char *const q_span[Q_COUNT] = {"msm.h.gpu", "msm.l.gpu", "msm.a.gpu", "msm.b_g1.gpu", "msm.b_g2.gpu"};
+
+struct g16__gpu_prover {
+    g16__gpu *gpu;
+    g16__gpu_ntt *ntt;
+    g16__gpu_msm *q[Q_COUNT]; /* resident mode: all five; streaming: NULL between MSMs */
+    int resident;
+    const struct g16_params *p;
+    const struct g16_r1cs *r;
+    g16_fr *scal; /* page-locked: the compacted a / b scalars */
+    size_t scal_n;
+};
+
+static int dens_bit(const uint64_t *bits, uint64_t i) { return (int)((bits[i / 64] >> (i % 64)) & 1); }
+
+size_t g16__prove_a_scalars(g16_fr *out, const struct g16_r1cs *r, const g16_fr *w)
+{
+    size_t k = 0;
+    const uint64_t *d = r->density[G16__DENS_A_AUX];
+    for (uint64_t i = 0; i < r->num_inputs; i++)
+        out[k++] = w[i];
+    for (uint64_t i = 0; i < r->num_aux; i++)
+        if (dens_bit(d, i))
+            out[k++] = w[r->num_inputs + i];
+    return k;
+}
+
+size_t g16__prove_b_scalars(g16_fr *out, const struct g16_r1cs *r, const g16_fr *w)
+{
+    size_t k = 0;
+    const uint64_t *di = r->density[G16__DENS_B_INPUT], *da = r->density[G16__DENS_B_AUX];
+    for (uint64_t i = 0; i < r->num_inputs; i++)
+        if (dens_bit(di, i))
+            out[k++] = w[i];
+    for (uint64_t i = 0; i < r->num_aux; i++)
+        if (dens_bit(da, i))
+            out[k++] = w[r->num_inputs + i];
+    return k;
+}
+
+static const void *q_bases(const struct g16_params *p, int q, size_t *n)
+{
+    switch (q) {
+    case Q_H: *n = p->n_h; return p->h;
+    case Q_L: *n = p->n_l; return p->l;
+    case Q_A: *n = p->n_a; return p->a;
+    case Q_B1: *n = p->n_b_g1; return p->b_g1;
+    default: *n = p->n_b_g2; return p->b_g2;
+    }
+}
+
+static g16_status q_create(g16__gpu_prover *gp, int q, g16_error *err)
+{
+    size_t n;
+    const void *b = q_bases(gp->p, q, &n);
+    g16__span sp = g16__span_begin_n("gpu.upload_query", n);
+    g16_status st = q == Q_B2 ? g16__gpu_msm_create_p2(&gp->q[q], gp->gpu, b, n, err)
+                              : g16__gpu_msm_create_p1(&gp->q[q], gp->gpu, b, n, err);
+    g16__span_end(sp);
+    return st;
+}
+
+static void q_destroy_all(g16__gpu_prover *gp)
+{
+    for (int q = 0; q < Q_COUNT; q++) {
+        g16__gpu_msm_destroy(gp->q[q]);
+        gp->q[q] = NULL;
+    }
+}
+
+void g16__gpu_prover_destroy(g16__gpu_prover *gp)
+{
+    if (!gp)
+        return;
+    q_destroy_all(gp);
+    g16__gpu_ntt_destroy(gp->ntt);
+    g16__gpu_host_free(gp->scal);
+    g16__gpu_close(gp->gpu);
+    free(gp);
+}
+
+/* Resident when the five queries fit beside the H step (3 vectors on the device while it runs)
+ * and a margin for one MSM's scratch; the MSM handles check their own plans as well. */
+static int fits_resident(g16__gpu_prover *gp, g16_error *err)
+{
+    size_t free_b = 0, total = 0, need = 0, n;
+    if (g16__gpu_mem_info(gp->gpu, &free_b, &total, err) != G16_OK)
+        return 0;
+    for (int q = 0; q < Q_COUNT; q++) {
+        q_bases(gp->p, q, &n);
+        need += n * (q == Q_B2 ? 192 : 96);
+    }
+    /* plus the larger of the H step's three vectors and one MSM's scratch with every scalar
+     * non-trivial (about 246 B per scalar for G1 at 2^26, msm_gpu.h: 256 B per constraint) */
+    size_t vec = (size_t)gp->r->n * sizeof(g16_fr) * 3, scratch = (size_t)gp->r->n * 256;
+    need += vec > scratch ? vec : scratch;
+    return need + G16__GPU_RESERVE < free_b;
+}
+
+g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struct g16_params *p,
+                                  const struct g16_r1cs *r, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__gpu_prover *gp = NULL;
+    *out = NULL;
+    gp = calloc(1, sizeof *gp);
+    if (!gp)
+        return g16__error(err, G16_ERR_NOMEM, "gpu prover: context");
+    gp->p = p;
+    gp->r = r;
+    g16__span sp = g16__span_begin_n("gpu.prover_create", (uint64_t)device);
+    if ((st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
+        goto cleanup;
+    if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, &g16__fr_generator, NULL, err)) != G16_OK)
+        goto cleanup;
+    gp->scal_n = p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1;
+    if ((st = g16__gpu_host_alloc((void **)&gp->scal, (gp->scal_n ? gp->scal_n : 1) * sizeof(g16_fr), err)) !=
+        G16_OK)
+        goto cleanup;
+    /* G16_GPU_STREAM=1 forces streaming (tests of that path on a card where all would fit) */
+    gp->resident = !(getenv("G16_GPU_STREAM") && !strcmp(getenv("G16_GPU_STREAM"), "1")) && fits_resident(gp, err);
+    for (int q = 0; gp->resident && q < Q_COUNT; q++) {
+        st = q_create(gp, q, err);
+        if (st == G16_ERR_NOMEM) { /* the estimate was optimistic: stream instead */
+            q_destroy_all(gp);
+            gp->resident = 0;
+            st = G16_OK;
+        }
+        if (st != G16_OK)
+            goto cleanup;
+    }
+    *out = gp;
+    gp = NULL;
+cleanup:
+    g16__span_end(sp);
+    if (st != G16_OK)
+        g16__error_prefix(err, "gpu %d: ", device);
+    g16__gpu_prover_destroy(gp);
+    return st;
+}
+
+int g16__gpu_prover_resident(const g16__gpu_prover *gp) { return gp->resident; }
+
+void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
+{
+    g16__gpu_info info;
+    g16__gpu_get_info(gp->gpu, &info);
+    snprintf(buf, len, "gpu %d (%s), queries %s", info.device, info.name,
+             gp->resident ? "resident" : "streamed per MSM (they do not fit beside the H step)");
+}
+
+g16_status g16__gpu_prover_h(g16__gpu_prover *gp, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err)
+{
+    return g16__gpu_ntt_groth16_h_host(gp->ntt, a, b, c, err);
+}
+
+/* One query's MSM: the handle (uploaded now in streaming mode), one scalar set, the window sums
+ * combined on the host (msm_gpu.h: a CPU core does the final ~256 doublings faster), the
+ * scratch freed so that the next query has the room. */
+static g16_status q_run(g16__gpu_prover *gp, int q, void *out, const g16_fr *scalars, g16_error *err)
+{
+    g16_status st = G16_OK;
+    size_t n;
+    q_bases(gp->p, q, &n);
+    g16__span sp = g16__span_begin_n(q_span[q], n);
+    g16__gpu_msm_opts o;
+    memset(&o, 0, sizeof o);
+    o.final_host = 1;
+    if (!gp->q[q] && (st = q_create(gp, q, err)) != G16_OK)
+        goto cleanup;
+    if (q == Q_B2)
+        st = g16__gpu_msm_run_p2(gp->q[q], out, scalars, 1, &o, err);
+    else
+        st = g16__gpu_msm_run_p1(gp->q[q], out, scalars, 1, &o, err);
+    if (st != G16_OK)
+        goto cleanup;
+    g16__gpu_msm_release_scratch(gp->q[q]);
+    if (!gp->resident) {
+        g16__gpu_msm_destroy(gp->q[q]);
+        gp->q[q] = NULL;
+    }
+cleanup:
+    g16__span_end(sp);
+    return st;
+}
+
+g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, const g16_fr *h,
+                                g16_error *err)
+{
+    g16_status st = G16_OK;
+    const struct g16_r1cs *r = gp->r;
+    if ((st = q_run(gp, Q_H, &out->h, h, err)) != G16_OK)
+        goto cleanup;
+    if ((st = q_run(gp, Q_L, &out->l, w + r->num_inputs, err)) != G16_OK)
+        goto cleanup;
+    g16__span sp = g16__span_begin("gpu.compact_a");
+    size_t k = g16__prove_a_scalars(gp->scal, r, w);
+    g16__span_end(sp);
+    if (k != gp->p->n_a) {
+        st = g16__error(err, G16_ERR_SIZE_MISMATCH, "a query: %zu scalars for %llu points", k,
+                        (unsigned long long)gp->p->n_a);
+        goto cleanup;
+    }
+    if ((st = q_run(gp, Q_A, &out->a, gp->scal, err)) != G16_OK)
+        goto cleanup;
+    sp = g16__span_begin("gpu.compact_b");
+    k = g16__prove_b_scalars(gp->scal, r, w);
+    g16__span_end(sp);
+    if (k != gp->p->n_b_g1 || k != gp->p->n_b_g2) {
+        st = g16__error(err, G16_ERR_SIZE_MISMATCH, "b queries: %zu scalars for %llu / %llu points", k,
+                        (unsigned long long)gp->p->n_b_g1, (unsigned long long)gp->p->n_b_g2);
+        goto cleanup;
+    }
+    if ((st = q_run(gp, Q_B1, &out->b1, gp->scal, err)) != G16_OK)
+        goto cleanup;
+    st = q_run(gp, Q_B2, &out->b2, gp->scal, err);
+cleanup:
+    return st;
+}

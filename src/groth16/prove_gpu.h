@@ -1,0 +1,62 @@
+/*
+ * The GPU side of the Groth16 prover: one worker's device state (a CUDA context on one device,
+ * the NTT domain of the circuit, and the five queries' bases as resident GPU MSM handles) and
+ * the two steps the GPU takes from the CPU prover: the H step and the five MSMs.
+ *
+ * Results are the same group elements as the CPU's (the GPU MSM is bit-identical to the CPU MSM
+ * after normalization, the NTT bit-identical to the CPU NTT), so a proof is byte for byte the
+ * CPU backend's for the same r and s.
+ *
+ * Memory: g16__gpu_prover_create uploads the h, l, a, b_g1 and b_g2 queries once (96 B per G1
+ * point, 192 B per G2 point) when they fit beside the H step's three vectors (96 B per
+ * constraint) and an MSM's scratch; otherwise each query is uploaded for its MSM and freed after
+ * it ("streaming" mode, slower, same results), and the choice is reported by
+ * g16__gpu_prover_resident (G16_GPU_STREAM=1 in the environment forces streaming, for tests). An MSM's scratch memory is freed when the MSM returns, so at most one
+ * scratch set is allocated at a time.
+ *
+ * Ownership: the prover borrows params and r1cs (they must outlive it) and owns its device state.
+ * One thread at a time per prover; provers on different devices (or the same device) may run at
+ * once from different threads.
+ */
+#ifndef G16_GROTH16_PROVE_GPU_H
+#define G16_GROTH16_PROVE_GPU_H
+
+#include "g16.h"
+#include "groth16/groth16.h"
+#include "r1cs/r1cs.h"
+
+/* The five query sums of one proof. */
+typedef struct {
+    g16_p1 h, l, a, b1;
+    g16_p2 b2;
+} g16__query_sums;
+
+typedef struct g16__gpu_prover g16__gpu_prover;
+
+/* Opens CUDA device `device` (an index after CUDA_VISIBLE_DEVICES) for a worker and prepares it
+ * for circuits shaped like r with parameters p. Errors: G16_ERR_NO_DEVICE, G16_ERR_DEVICE,
+ * G16_ERR_NOMEM (not even the H step fits). *out is NULL on failure. */
+g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struct g16_params *p,
+                                  const struct g16_r1cs *r, g16_error *err);
+void g16__gpu_prover_destroy(g16__gpu_prover *gp); /* NULL is a no-op */
+
+/* 1 when the five queries are resident on the device, 0 in streaming mode. */
+int g16__gpu_prover_resident(const g16__gpu_prover *gp);
+/* One line for the backend notice: "gpu 0 (NVIDIA H200), queries resident". */
+void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len);
+
+/* The H step on host vectors a, b, c of r->n elements (as g16__ntt_groth16_h: a holds H on return). */
+g16_status g16__gpu_prover_h(g16__gpu_prover *gp, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err);
+
+/* The five MSMs of one proof: witness w (num_inputs + num_aux values), H coefficients h (at
+ * least n − 1 values). Each MSM is a trace span (msm.h.gpu, ...). */
+g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, const g16_fr *h,
+                                g16_error *err);
+
+/* Scalars of the a and b queries in the parameters' order (bellman's density filtering):
+ * a: w[0 .. num_inputs) then the aux values whose A-density bit is set (returns the count);
+ * b: the input values with their B-density bit, then the aux values with theirs. */
+size_t g16__prove_a_scalars(g16_fr *out, const struct g16_r1cs *r, const g16_fr *w);
+size_t g16__prove_b_scalars(g16_fr *out, const struct g16_r1cs *r, const g16_fr *w);
+
+#endif /* G16_GROTH16_PROVE_GPU_H */
