@@ -114,16 +114,34 @@ __global__ static void __launch_bounds__(TPB) k_digits(msm_plan p, const gfr *sc
         msm_digits_thread(&p, scal, others, keys, vals, j);
 }
 
-template <int G2, int LVL0> __global__ static void __launch_bounds__(TPB) k_acc(msm_level lv, uint64_t T)
+/* Level 0 of the accumulation: the hot loop, with the mixed addition inline (registers, no
+ * stack); ACC0_MINB blocks per SM cap the registers per thread (65536 / (ACC0_MINB * TPB)). */
+#define ACC0_MINB_G1 3
+#define ACC0_MINB_G2 2
+template <int G2>
+__global__ static void __launch_bounds__(TPB, G2 ? ACC0_MINB_G2 : ACC0_MINB_G1) k_acc0(msm_level lv, uint64_t T)
 {
     uint64_t t = gtid();
     if (t >= T)
         return;
     msm_level l = lv;
     if constexpr (G2)
-        g2_acc_impl(&l, t, LVL0);
+        g2_acc0_thread(&l, t);
     else
-        g1_acc_impl(&l, t, LVL0);
+        g1_acc0_thread(&l, t);
+}
+
+/* Carry levels (general additions as calls). */
+template <int G2> __global__ static void __launch_bounds__(TPB) k_accn(msm_level lv, uint64_t T)
+{
+    uint64_t t = gtid();
+    if (t >= T)
+        return;
+    msm_level l = lv;
+    if constexpr (G2)
+        g2_accn_thread(&l, t);
+    else
+        g1_accn_thread(&l, t);
 }
 
 template <int G2> __global__ static void __launch_bounds__(TPB) k_reduce(msm_plan p, const void *buckets, void *out)
@@ -276,9 +294,9 @@ static g16_status stack_limit(g16_error *err)
 {
     g16_status st = G16_OK;
     size_t need = 0, cur = 0;
-    const void *kernels[] = {(const void *)k_acc<1, 1>, (const void *)k_acc<1, 0>, (const void *)k_reduce<1>,
-                             (const void *)k_sum<1>,    (const void *)k_ones<1>,    (const void *)k_final<1>,
-                             (const void *)k_random<1>, (const void *)k_acc<0, 1>,  (const void *)k_reduce<0>};
+    const void *kernels[] = {(const void *)k_acc0<1>,  (const void *)k_accn<1>, (const void *)k_reduce<1>,
+                             (const void *)k_sum<1>,    (const void *)k_ones<1>, (const void *)k_final<1>,
+                             (const void *)k_random<1>, (const void *)k_acc0<0>, (const void *)k_reduce<0>};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         cudaFuncAttributes a;
         G16_CU(cudaFuncGetAttributes(&a, kernels[i]));
@@ -300,9 +318,9 @@ static g16_status occupancy(g16__gpu_msm *m, g16_error *err)
     if (st != G16_OK)
         goto cleanup;
     if (m->g2)
-        G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc<1, 1>, TPB, 0));
+        G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0<1>, TPB, 0));
     else
-        G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc<0, 1>, TPB, 0));
+        G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0<0>, TPB, 0));
     if (nb < 1)
         nb = 1;
     m->threads_acc = (uint64_t)nb * TPB * (uint64_t)m->g->info.sm_count;
@@ -680,7 +698,7 @@ template <int G2> static g16_status pippenger(run_ctx *x, const msm_plan *pl, co
         lv.buckets = p->buckets;
         lv.okeys = p->sk0;
         lv.opts = p->sp0;
-        G16_CU_LAUNCH(k_acc<G2, 1><<<blocks_for(pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
+        G16_CU_LAUNCH(k_acc0<G2><<<blocks_for(pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
         uint64_t S = 2 * pl->T0, T = pl->T0;
         uint32_t *ik = p->sk0, *ok = p->sk1;
         void *ip = p->sp0, *op = p->sp1;
@@ -694,7 +712,7 @@ template <int G2> static g16_status pippenger(run_ctx *x, const msm_plan *pl, co
             lv.in = ip;
             lv.okeys = ok;
             lv.opts = op;
-            G16_CU_LAUNCH(k_acc<G2, 0><<<blocks_for(T), TPB, 0, x->s>>>(lv, T));
+            G16_CU_LAUNCH(k_accn<G2><<<blocks_for(T), TPB, 0, x->s>>>(lv, T));
             S = 2 * T;
             uint32_t *tk = ik;
             ik = ok;

@@ -102,8 +102,10 @@ G16_HD void gfp2_neg(gfp2 *r, const gfp2 *a)
     gfp_neg(&r->c0, &a->c0);
     gfp_neg(&r->c1, &a->c1);
 }
-/* Karatsuba: 3 Fp products. */
-G16_NI void gfp2_mul(gfp2 *r, const gfp2 *a, const gfp2 *b)
+/* Karatsuba: 3 Fp products. The _inl forms are inlined where they are called (the level-0
+ * accumulation's register-resident mixed addition); gfp2_mul / gfp2_sqr are the same products as
+ * calls, for every other caller (see "small helpers"). */
+G16_HD void gfp2_mul_inl(gfp2 *r, const gfp2 *a, const gfp2 *b)
 {
     gfp t0, t1, t2, sa, sb;
     gfp_mul(&t0, &a->c0, &b->c0);
@@ -116,7 +118,7 @@ G16_NI void gfp2_mul(gfp2 *r, const gfp2 *a, const gfp2 *b)
     gfp_sub(&r->c1, &t2, &t1);
 }
 /* (a0 + a1 u)² = (a0 + a1)(a0 − a1) + 2 a0 a1 u: 2 Fp products. */
-G16_NI void gfp2_sqr(gfp2 *r, const gfp2 *a)
+G16_HD void gfp2_sqr_inl(gfp2 *r, const gfp2 *a)
 {
     gfp s, d, t;
     gfp_add(&s, &a->c0, &a->c1);
@@ -125,6 +127,11 @@ G16_NI void gfp2_sqr(gfp2 *r, const gfp2 *a)
     gfp_mul(&r->c0, &s, &d);
     gfp_add(&r->c1, &t, &t);
 }
+G16_NI void gfp2_mul(gfp2 *r, const gfp2 *a, const gfp2 *b) { gfp2_mul_inl(r, a, b); }
+G16_NI void gfp2_sqr(gfp2 *r, const gfp2 *a) { gfp2_sqr_inl(r, a); }
+/* Fp's products are always inline; the names let msm_curve.cuh's inline code use one spelling. */
+G16_HD void gfp_mul_inl(gfp *r, const gfp *a, const gfp *b) { gfp_mul(r, a, b); }
+G16_HD void gfp_sqr_inl(gfp *r, const gfp *a) { gfp_sqr(r, a); }
 G16_HD int gfp2_is_zero(const gfp2 *a) { return gfp_is_zero(&a->c0) && gfp_is_zero(&a->c1); }
 G16_HD void gfp2_set_zero(gfp2 *r)
 {
@@ -288,7 +295,12 @@ G16_HD void msm_digits_thread(const msm_plan *p, const gfr *scal, const uint32_t
 #define MSM_FE gfp
 #define MSM_F(op) gfp_##op
 #define MSM_P(name) g1_##name
+#ifndef MSM_ACC0_REGPF_G1
+#define MSM_ACC0_REGPF_G1 0
+#endif
+#define MSM_ACC0_REGPF MSM_ACC0_REGPF_G1
 #include "gpu/msm_curve.cuh"
+#undef MSM_ACC0_REGPF
 #undef MSM_FE
 #undef MSM_F
 #undef MSM_P
@@ -296,7 +308,12 @@ G16_HD void msm_digits_thread(const msm_plan *p, const gfr *scal, const uint32_t
 #define MSM_FE gfp2
 #define MSM_F(op) gfp2_##op
 #define MSM_P(name) g2_##name
+#ifndef MSM_ACC0_REGPF_G2
+#define MSM_ACC0_REGPF_G2 0
+#endif
+#define MSM_ACC0_REGPF MSM_ACC0_REGPF_G2
 #include "gpu/msm_curve.cuh"
+#undef MSM_ACC0_REGPF
 #undef MSM_FE
 #undef MSM_F
 #undef MSM_P

@@ -114,6 +114,71 @@ G16_NI void MSM_P(madd)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
     r->x = t;
 }
 
+/* The same sum inline (G16_HD): the level-0 accumulation's hot loop, where r and p stay in
+ * registers (through the call above, the accumulator lives on the stack and every product
+ * reloads its operands from it). The rare cases (equal or opposite x) leave the inline path: a
+ * doubling of ±p as a call, on a copy, so that r's address is never taken. */
+G16_HD void MSM_P(madd_inl)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
+{
+    MSM_FE u2, s2, pp, ppp, q, t, py;
+    if (MSM_P(is_inf)(r)) {
+        MSM_P(from_aff)(r, p, neg);
+        return;
+    }
+    if (neg)
+        MSM_F(neg)(&py, &p->y);
+    else
+        py = p->y;
+    MSM_F(mul_inl)(&u2, &p->x, &r->zz);
+    MSM_F(mul_inl)(&s2, &py, &r->zzz);
+    MSM_F(sub)(&u2, &u2, &r->x); /* P = U2 − X1 */
+    MSM_F(sub)(&s2, &s2, &r->y); /* R = S2 − Y1 */
+    if (MSM_F(is_zero)(&u2)) {
+        if (MSM_F(is_zero)(&s2)) {
+            MSM_P(xyzz) d;
+            MSM_P(from_aff)(&d, p, neg);
+            MSM_P(dbl)(&d, &d);
+            *r = d;
+        } else {
+            MSM_P(set_inf)(r);
+        }
+        return;
+    }
+    MSM_F(sqr_inl)(&pp, &u2);
+    MSM_F(mul_inl)(&ppp, &pp, &u2);
+    MSM_F(mul_inl)(&q, &r->x, &pp);
+    MSM_F(mul_inl)(&r->zz, &r->zz, &pp);
+    MSM_F(mul_inl)(&r->zzz, &r->zzz, &ppp);
+    MSM_F(sqr_inl)(&t, &s2);
+    MSM_F(sub)(&t, &t, &ppp);
+    MSM_F(sub)(&t, &t, &q);
+    MSM_F(sub)(&t, &t, &q);      /* X3 = R² − PPP − 2Q */
+    MSM_F(sub)(&q, &q, &t);
+    MSM_F(mul_inl)(&q, &s2, &q); /* R(Q − X3) */
+    MSM_F(mul_inl)(&ppp, &r->y, &ppp);
+    MSM_F(sub)(&r->y, &q, &ppp); /* Y3 = R(Q − X3) − Y1·PPP */
+    r->x = t;
+}
+
+/* *r = *p; on the device as 128-bit read-only loads (the level-0 base reads are random: 6 / 12
+ * requests per point instead of 24 / 48; affine points are 16-byte aligned in their arrays). */
+G16_HD void MSM_P(aff_load)(MSM_P(aff) *r, const MSM_P(aff) *p)
+{
+#if defined(G16_PTX)
+    union {
+        MSM_P(aff) a;
+        uint4 v[sizeof(MSM_P(aff)) / 16];
+    } x;
+    const uint4 *s = (const uint4 *)p;
+    G16_UNROLL
+    for (int j = 0; j < (int)(sizeof(MSM_P(aff)) / 16); j++)
+        x.v[j] = __ldg(s + j);
+    *r = x.a;
+#else
+    *r = *p;
+#endif
+}
+
 /* r += b (general addition; b must not alias r). */
 G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b)
 {
@@ -168,11 +233,98 @@ G16_HD void MSM_P(mul_small)(MSM_P(xyzz) *r, const MSM_P(xyzz) *a, uint32_t k)
 
 /* ---------------------------------------------------------------- phases (one call = one thread) */
 
-/* Bucket accumulation, one thread of a level (msm_core.cuh, step 3); lvl0 is a constant at
- * each call so that the compiler keeps only the mixed (level 0) or the general additions. */
-G16_HD void MSM_P(acc_impl)(const msm_level *lv, uint64_t t, int lvl0)
+/* Hint that *p will be read soon (device: into L2, no register; host: nothing). */
+G16_HD void MSM_P(aff_prefetch)(const MSM_P(aff) *p)
+{
+#if defined(G16_PTX)
+    const char *c = (const char *)p;
+    G16_UNROLL
+    for (int j = 0; j < (int)sizeof(MSM_P(aff)); j += 32)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(c + j));
+#else
+    (void)p;
+#endif
+}
+
+/* Bucket accumulation, one thread of level 0 (msm_core.cuh, step 3): mixed additions of the
+ * sorted entries' bases, inline (madd_inl). The next entry's base is requested before the current
+ * addition so that its (random) read overlaps the arithmetic: MSM_ACC0_REGPF 1 loads it into
+ * registers (G1: 24 more live registers), 0 only prefetches it into L2 (G2, whose 48 registers
+ * per point the inline addition cannot spare). */
+G16_HD void MSM_P(acc0_thread)(const msm_level *lv, uint64_t t)
 {
     const MSM_P(aff) *bases = (const MSM_P(aff) *)lv->bases;
+    MSM_P(xyzz) *buckets = (MSM_P(xyzz) *)lv->buckets;
+    MSM_P(xyzz) *spts = (MSM_P(xyzz) *)lv->opts;
+    const uint32_t *keys = lv->keys, *vals = lv->vals;
+    uint64_t n = lv->n, start = t * lv->per, end = start + lv->per < n ? start + lv->per : n;
+    uint32_t sent = lv->sent;
+    MSM_P(xyzz) acc;
+    lv->okeys[2 * t] = sent;
+    lv->okeys[2 * t + 1] = sent;
+    MSM_P(set_inf)(&spts[2 * t]);
+    MSM_P(set_inf)(&spts[2 * t + 1]);
+    if (start >= n || keys[start] == sent)
+        return;
+    uint32_t cur = keys[start];
+    int head = start > 0 && keys[start - 1] == cur, first = 1;
+    lv->okeys[2 * t] = cur;
+    MSM_P(set_inf)(&acc);
+    uint32_t v = vals[start];
+#if MSM_ACC0_REGPF
+    MSM_P(aff) nb;
+    MSM_P(aff_load)(&nb, &bases[v & 0x7fffffffu]);
+#else
+    MSM_P(aff_prefetch)(&bases[v & 0x7fffffffu]);
+#endif
+    uint64_t i;
+    for (i = start; i < end; i++) {
+        uint32_t k = keys[i];
+        if (k == sent)
+            break;
+        MSM_P(aff) b;
+        int neg = (int)(v >> 31);
+#if MSM_ACC0_REGPF
+        b = nb;
+#else
+        MSM_P(aff_load)(&b, &bases[v & 0x7fffffffu]);
+#endif
+        if (i + 1 < end) {
+            /* a sentinel entry's value is a valid base index too */
+            v = vals[i + 1];
+#if MSM_ACC0_REGPF
+            MSM_P(aff_load)(&nb, &bases[v & 0x7fffffffu]);
+#else
+            MSM_P(aff_prefetch)(&bases[v & 0x7fffffffu]);
+#endif
+        }
+        if (k != cur) {
+            /* cur ends inside this range: either it began in an earlier one (head slot) or it
+             * is this thread's alone */
+            if (first && head)
+                spts[2 * t] = acc;
+            else
+                buckets[cur] = acc;
+            first = 0;
+            cur = k;
+            MSM_P(set_inf)(&acc);
+        }
+        MSM_P(madd_inl)(&acc, &b, neg);
+    }
+    int tail = i == end && end < n && keys[end] == cur;
+    lv->okeys[2 * t + 1] = cur;
+    if (first && head)
+        spts[2 * t] = acc;
+    else if (tail)
+        spts[2 * t + 1] = acc;
+    else
+        buckets[cur] = acc;
+}
+
+/* One thread of a carry level >= 1: the same walk over the previous level's slots, with general
+ * additions (calls), a run wholly inside the range added into its bucket. */
+G16_HD void MSM_P(accn_thread)(const msm_level *lv, uint64_t t)
+{
     const MSM_P(xyzz) *in = (const MSM_P(xyzz) *)lv->in;
     MSM_P(xyzz) *buckets = (MSM_P(xyzz) *)lv->buckets;
     MSM_P(xyzz) *spts = (MSM_P(xyzz) *)lv->opts;
@@ -195,24 +347,15 @@ G16_HD void MSM_P(acc_impl)(const msm_level *lv, uint64_t t, int lvl0)
         if (k == sent)
             break;
         if (k != cur) {
-            /* cur ends inside this range: either it began in an earlier one (head slot) or it
-             * is this thread's alone */
             if (first && head)
                 spts[2 * t] = acc;
-            else if (!lvl0)
-                MSM_P(add)(&buckets[cur], &acc);
             else
-                buckets[cur] = acc;
+                MSM_P(add)(&buckets[cur], &acc);
             first = 0;
             cur = k;
             MSM_P(set_inf)(&acc);
         }
-        if (!lvl0) {
-            MSM_P(add)(&acc, &in[i]);
-        } else {
-            uint32_t v = lv->vals[i];
-            MSM_P(madd)(&acc, &bases[v & 0x7fffffffu], (int)(v >> 31));
-        }
+        MSM_P(add)(&acc, &in[i]);
     }
     int tail = i == end && end < lv->n && lv->keys[end] == cur;
     lv->okeys[2 * t + 1] = cur;
@@ -220,18 +363,16 @@ G16_HD void MSM_P(acc_impl)(const msm_level *lv, uint64_t t, int lvl0)
         spts[2 * t] = acc;
     else if (tail)
         spts[2 * t + 1] = acc;
-    else if (!lvl0)
-        MSM_P(add)(&buckets[cur], &acc);
     else
-        buckets[cur] = acc;
+        MSM_P(add)(&buckets[cur], &acc);
 }
 
 G16_HD void MSM_P(acc_thread)(const msm_level *lv, uint64_t t)
 {
     if (lv->in)
-        MSM_P(acc_impl)(lv, t, 0);
+        MSM_P(accn_thread)(lv, t);
     else
-        MSM_P(acc_impl)(lv, t, 1);
+        MSM_P(acc0_thread)(lv, t);
 }
 
 /* Weighted bucket sum of segment s of window w (t = w·TR + s): with j the bucket's digit,
