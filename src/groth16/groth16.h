@@ -6,8 +6,17 @@
  * coordinates, infinity = (0, 0)); the parameter arrays are single large allocations
  * (g16__alloc_large) so that g16_params_destroy can hand them to the background freer.
  * Invariants once a g16_params exists: all points are on the curve (and, unless loaded with
- * G16_PARAMS_UNCHECKED, in the subgroup); query points are never infinity (bellman refuses them);
- * vk.n_ic >= 1.
+ * G16_PARAMS_UNCHECKED, in the subgroup); query points are never infinity (bellman refuses them;
+ * a snarkjs export's points at infinity in a, b_g1, b_g2 are dropped at load, see below);
+ * vk.n_ic >= 1. The a, b_g1, b_g2 queries are always in bellman's density-filtered layout, so
+ * the provers (CPU and GPU) read every parameter set the same way.
+ *
+ * Origin: parameters from bellman's files and g16_setup have origin 0 (calloc's zero) and were
+ * made over bellman's evaluation domain (roots of unity from 7). Parameters loaded with
+ * G16__PARAMS_SNARKJS from `snarkjs zkey export bellman` have origin G16__ORIGIN_SNARKJS: their
+ * A, B and L points are Lagrange polynomials of snarkjs's domain (roots from 5), so the prover
+ * must compute the H scalars over that domain (g16__params_root_generator); they cannot be saved
+ * in bellman's format (which has no field to say so).
  */
 #ifndef G16_GROTH16_GROTH16_H
 #define G16_GROTH16_GROTH16_H
@@ -25,9 +34,22 @@ struct g16_vk {
 struct g16_params {
     struct g16_vk vk;
     uint64_t n_h, n_l, n_a, n_b_g1, n_b_g2;
-    g16_p1_affine *h, *l, *a, *b_g1; /* owned (g16__alloc_large) */
+    g16_p1_affine *h, *l, *a, *b_g1; /* owned (g16__alloc_large), exactly n_* points each */
     g16_p2_affine *b_g2;
+    int origin;            /* 0: bellman / g16_setup; G16__ORIGIN_SNARKJS: a snarkjs export */
+    g16_fr root_gen;       /* G16__ORIGIN_SNARKJS only: snarkjs's domain generator (5) */
+    uint64_t file_n_a;     /* G16__ORIGIN_SNARKJS only: a points in the file, infinity included */
+    uint64_t file_n_b;     /* G16__ORIGIN_SNARKJS only: b_g1 (= b_g2) points in the file, likewise */
 };
+
+/* Loading flag (internal, with g16_params_load / _buffer): the file was written by `snarkjs zkey
+ * export bellman` (format and rules in params.c). Not in g16.h while only the command line uses it. */
+#define G16__PARAMS_SNARKJS 0x100u
+#define G16__ORIGIN_SNARKJS 1
+
+/* The generator of the roots of unity the parameters were made with: &g16__fr_generator (7) for
+ * bellman's, &p->root_gen (5) for snarkjs exports. The H step must use this domain. */
+const g16_fr *g16__params_root_generator(const struct g16_params *p);
 
 struct g16_pvk {
     g16_fp12 alpha_beta; /* e(alpha_g1, beta_g2) */

@@ -33,8 +33,22 @@ static g16_status check_shapes(const struct g16_params *p, const struct g16_r1cs
 {
     uint64_t want_a = r->num_inputs + r->density_count[G16__DENS_A_AUX];
     uint64_t want_b = r->density_count[G16__DENS_B_INPUT] + r->density_count[G16__DENS_B_AUX];
+    uint64_t vars = r->num_inputs + r->num_aux;
+    int snarkjs = p->origin == G16__ORIGIN_SNARKJS;
     const char *what = NULL;
     uint64_t have = 0, want = 0;
+    /* A snarkjs export holds one a/b point per variable (the loader dropped those at infinity,
+     * leaving bellman's filtered layout); its file count must be that, or already filtered. */
+    if (snarkjs && p->file_n_a != vars && p->file_n_a != want_a)
+        what = "a", have = p->file_n_a, want = want_a;
+    else if (snarkjs && p->file_n_b != vars && p->file_n_b != want_b)
+        what = "b_g1", have = p->file_n_b, want = want_b;
+    if (what)
+        return g16__error(err, G16_ERR_SIZE_MISMATCH,
+                          "parameters do not match the circuit: the %s query of the snarkjs export has %llu points, "
+                          "the circuit needs %llu (one per variable, as snarkjs writes it) or %llu (filtered by "
+                          "density, as bellman writes it)",
+                          what, (unsigned long long)have, (unsigned long long)vars, (unsigned long long)want);
     if (p->vk.n_ic != r->num_inputs)
         what = "ic", have = p->vk.n_ic, want = r->num_inputs;
     else if (p->n_h != r->n - 1)
@@ -49,6 +63,12 @@ static g16_status check_shapes(const struct g16_params *p, const struct g16_r1cs
         what = "b_g2", have = p->n_b_g2, want = want_b;
     if (!what)
         return G16_OK;
+    if (snarkjs && (what[0] == 'a' || what[0] == 'b'))
+        return g16__error(err, G16_ERR_SIZE_MISMATCH,
+                          "parameters do not match the circuit: %llu of the %llu points of the snarkjs export's %s "
+                          "query are not at infinity, but %llu variables of the circuit occur in %s",
+                          (unsigned long long)have, (unsigned long long)(what[0] == 'a' ? p->file_n_a : p->file_n_b),
+                          what, (unsigned long long)want, what[0] == 'a' ? "A (or are inputs)" : "B");
     return g16__error(err, G16_ERR_SIZE_MISMATCH,
                       "parameters do not match the circuit: %s query has %llu points, the circuit needs %llu", what,
                       (unsigned long long)have, (unsigned long long)want);
@@ -211,7 +231,7 @@ static g16_status worker_open(worker *wk, int device, const struct g16_params *p
     g16_status st;
     memset(wk, 0, sizeof *wk);
     if (device < 0)
-        st = g16__ntt_domain_create(&wk->dom, r->log_n, &g16__fr_generator, NULL, err);
+        st = g16__ntt_domain_create(&wk->dom, r->log_n, g16__params_root_generator(p), NULL, err);
     else
         st = g16__gpu_prover_create(&wk->gp, device, p, r, err);
     if (st == G16_OK)
