@@ -1,4 +1,5 @@
-/* g16 prove --zkey, g16 verify (snarkjs JSON), g16 check, g16 export, g16 ptau: see cmd_compat.h. */
+/* g16 prove --zkey / --params (circom witnesses), g16 verify (snarkjs JSON), g16 check, g16 export,
+ * g16 ptau: see cmd_compat.h. */
 #include "cmd_compat.h"
 
 #include <errno.h>
@@ -7,10 +8,12 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "compat/circom_r1cs.h"
 #include "compat/iden3.h"
 #include "compat/ptau.h"
 #include "compat/snarkjs.h"
 #include "field/fr.h"
+#include "groth16/groth16.h"
 #include "groth16/zkey.h"
 #include "util/bgfree.h"
 #include "util/error.h"
@@ -60,12 +63,12 @@ static g16_status read_r1cs(const char *path, g16__r1cs_file *r, g16_error *err)
     return st;
 }
 
-/* ---------------------------------------------------------------- prove --zkey */
+/* ---------------------------------------------------------------- prove --zkey / --params */
 
 int g16__compat_prove_wants_zkey(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--zkey"))
+        if (!strcmp(argv[i], "--zkey") || !strcmp(argv[i], "--wtns"))
             return 1;
     return 0;
 }
@@ -84,45 +87,87 @@ static int precheck(const char *r1cs_path, const g16_fr *w, size_t n)
     return st == G16_OK ? 0 : cli_fail("prove", st, &err, "the witness does not satisfy the circuit");
 }
 
-int g16__app_prove_zkey(int argc, char **argv)
+/* The proof and public values as snarkjs JSON. */
+static int write_outputs(cli_opt *opts, size_t nopts, const g16_proof *proof, const g16_fr *w, uint64_t n_public)
 {
-    cli_opt opts[] = {
-        {"--zkey", "FILE", "Groth16 proving key from snarkjs (BLS12-381)", NULL, 0},
-        {"--wtns", "FILE", "witness from circom's witness calculator (.wtns)", NULL, 0},
-        {"--proof", "FILE", "write the proof here (snarkjs proof.json)", NULL, 0},
-        {"--public", "FILE", "write the public values here (snarkjs public.json)", NULL, 0},
-        {"--r1cs", "FILE", "check the witness against this circuit first (names a failing constraint)", NULL, 0},
-        {"--check-subgroups", NULL, "also check that every proving point is in its subgroup (slow: 5-10x the proof)", NULL, 0},
-        {"--no-verify", NULL, "do not verify the proof before writing it (benchmarks)", NULL, 0},
-    };
-    int rc = cli_parse(argc, argv, opts, NOPTS(opts), "g16 prove --zkey FILE --wtns FILE --proof FILE [--public FILE]",
-                       "Proves a circom witness with a snarkjs zkey; the proof is verified before it is written.");
-    if (rc)
-        return rc < 0 ? 2 : 0;
-    if (!has(opts, NOPTS(opts), "--wtns") || !has(opts, NOPTS(opts), "--proof")) {
-        fprintf(stderr, "g16 prove: --zkey needs --wtns FILE and --proof FILE\n");
-        return 2;
+    g16_error err = {0};
+    g16_status st;
+    if ((st = write_json(opt(opts, nopts, "--proof"), g16__snarkjs_proof_json(proof), &err)) != G16_OK ||
+        (has(opts, nopts, "--public") &&
+         (st = write_json(opt(opts, nopts, "--public"), g16__snarkjs_public_json(w + 1, n_public), &err)) != G16_OK))
+        return cli_fail("prove", st, &err, "writing");
+    return 0;
+}
+
+/* --params (a `snarkjs zkey export bellman` file) with the circom circuit (--r1cs): the circuit is
+ * built as bellman builds circuits (compat/circom_r1cs.h) and proved by g16_prove, whose H step
+ * runs over snarkjs's domain for these parameters (groth16.h: origin). */
+static int prove_exported(cli_opt *opts, size_t nopts, const g16_fr *w, size_t n, double t0)
+{
+    g16_error err = {0};
+    g16_status st;
+    g16__r1cs_file rf = {0};
+    g16_r1cs *r1cs = NULL;
+    g16_params *p = NULL;
+    g16_proof proof;
+    int rc = 2;
+    if ((st = read_r1cs(opt(opts, nopts, "--r1cs"), &rf, &err)) != G16_OK ||
+        (st = g16__r1cs_from_circom(&r1cs, &rf, &err)) != G16_OK) {
+        cli_fail("prove", st, &err, "reading the circuit");
+        goto cleanup;
     }
-    double t0 = cli_now();
+    g16_r1cs_info ri;
+    g16_r1cs_get_info(r1cs, &ri);
+    if (n != ri.num_inputs + ri.num_aux) {
+        fprintf(stderr, "g16 prove: the witness has %zu values, the circuit has %llu wires\n", n,
+                (unsigned long long)(ri.num_inputs + ri.num_aux));
+        goto cleanup;
+    }
+    /* Range and curve checks always; subgroup checks on request (as for --zkey: the proof is
+     * decoded with every check and verified against the fully checked key before it is written). */
+    unsigned flags = G16__PARAMS_SNARKJS | (has(opts, nopts, "--check-subgroups") ? 0 : G16_PARAMS_UNCHECKED);
+    if ((st = g16_params_load(&p, opt(opts, nopts, "--params"), flags, &err)) != G16_OK) {
+        cli_fail("prove", st, &err, "loading the parameters (a snarkjs export)");
+        goto cleanup;
+    }
+    double t1 = cli_now();
+    /* The CPU backend: the GPU prover (prove_gpu.c) still builds bellman's domain, not the one
+     * these parameters need (g16__params_root_generator). */
+    g16_prove_opts po = {.flags = has(opts, nopts, "--no-verify") ? G16_PROVE_NO_VERIFY : 0, .backend = "cpu"};
+    if ((st = g16_prove(&proof, p, r1cs, &w, 1, &po, &err)) != G16_OK) {
+        cli_fail("prove", st, &err, "proving failed");
+        goto cleanup;
+    }
+    double t2 = cli_now();
+    if ((rc = write_outputs(opts, nopts, &proof, w, ri.num_inputs - 1)) != 0)
+        goto cleanup;
+    printf("prove: %llu wires, %llu public, domain 2^%u (snarkjs export); read %.3f s, proved %.3f s%s; proof "
+           "written to %s\n",
+           (unsigned long long)n, (unsigned long long)(ri.num_inputs - 1), ri.log_domain_size, t1 - t0, t2 - t1,
+           po.flags ? " (not verified)" : " (verified)", opt(opts, nopts, "--proof"));
+    rc = 0;
+cleanup:
+    g16_params_destroy(p);
+    g16_r1cs_destroy(r1cs);
+    g16__r1cs_file_free(&rf);
+    return rc;
+}
+
+static int prove_zkey(cli_opt *opts, size_t nopts, const g16_fr *w, size_t n, double t0)
+{
     g16_error err = {0};
     g16_status st;
     g16__mapped m = {0};
     g16__zkey zk = {0};
-    g16_fr *w = NULL;
-    size_t n = 0;
     g16_proof proof;
-    const char *zpath = opt(opts, NOPTS(opts), "--zkey");
-    rc = 2;
-    if ((st = read_wtns(opt(opts, NOPTS(opts), "--wtns"), &w, &n, &err)) != G16_OK) {
-        cli_fail("prove", st, &err, "reading the witness");
-        goto cleanup;
-    }
-    if (has(opts, NOPTS(opts), "--r1cs") && precheck(opt(opts, NOPTS(opts), "--r1cs"), w, n))
+    const char *zpath = opt(opts, nopts, "--zkey");
+    int rc = 2;
+    if (has(opts, nopts, "--r1cs") && precheck(opt(opts, nopts, "--r1cs"), w, n))
         goto cleanup;
     /* The proving points get the range and curve checks; their subgroup checks cost several
      * times the proof (17.6 s against 1.2 s at 2^15 on 2 cores) and add no safety to what is
      * written: the proof is verified against the zkey's fully checked verifying key first. */
-    unsigned flags = has(opts, NOPTS(opts), "--check-subgroups") ? 0 : G16_PARAMS_UNCHECKED;
+    unsigned flags = has(opts, nopts, "--check-subgroups") ? 0 : G16_PARAMS_UNCHECKED;
     if ((st = g16__map_file(&m, zpath, &err)) != G16_OK ||
         (st = g16__zkey_read(&zk, m.buf, m.len, flags, zpath, &err)) != G16_OK) {
         cli_fail("prove", st, &err, "reading the zkey");
@@ -130,26 +175,62 @@ int g16__app_prove_zkey(int argc, char **argv)
     }
     g16__unmap_file(&m);
     double t1 = cli_now();
-    g16_prove_opts po = {.flags = has(opts, NOPTS(opts), "--no-verify") ? G16_PROVE_NO_VERIFY : 0};
+    g16_prove_opts po = {.flags = has(opts, nopts, "--no-verify") ? G16_PROVE_NO_VERIFY : 0};
     if ((st = g16__zkey_prove(&proof, &zk, w, n, &po, &err)) != G16_OK) {
         cli_fail("prove", st, &err, "proving failed");
         goto cleanup;
     }
     double t2 = cli_now();
-    if ((st = write_json(opt(opts, NOPTS(opts), "--proof"), g16__snarkjs_proof_json(&proof), &err)) != G16_OK ||
-        (has(opts, NOPTS(opts), "--public") &&
-         (st = write_json(opt(opts, NOPTS(opts), "--public"), g16__snarkjs_public_json(w + 1, zk.n_public), &err)) !=
-             G16_OK)) {
-        cli_fail("prove", st, &err, "writing");
+    if ((rc = write_outputs(opts, nopts, &proof, w, zk.n_public)) != 0)
         goto cleanup;
-    }
     printf("prove: %llu wires, %llu public, domain 2^%u; read %.3f s, proved %.3f s%s; proof written to %s\n",
            (unsigned long long)zk.n_vars, (unsigned long long)zk.n_public, zk.log_n, t1 - t0, t2 - t1,
-           po.flags ? " (not verified)" : " (verified)", opt(opts, NOPTS(opts), "--proof"));
+           po.flags ? " (not verified)" : " (verified)", opt(opts, nopts, "--proof"));
     rc = 0;
 cleanup:
     g16__unmap_file(&m);
     g16__zkey_free(&zk);
+    return rc;
+}
+
+int g16__app_prove_zkey(int argc, char **argv)
+{
+    cli_opt opts[] = {
+        {"--zkey", "FILE", "Groth16 proving key from snarkjs (BLS12-381)", NULL, 0},
+        {"--params", "FILE", "or: parameters from `snarkjs zkey export bellman` (needs --r1cs)", NULL, 0},
+        {"--wtns", "FILE", "witness from circom's witness calculator (.wtns)", NULL, 0},
+        {"--proof", "FILE", "write the proof here (snarkjs proof.json)", NULL, 0},
+        {"--public", "FILE", "write the public values here (snarkjs public.json)", NULL, 0},
+        {"--r1cs", "FILE", "the circom circuit (.r1cs); with --zkey: check the witness against it first", NULL, 0},
+        {"--check-subgroups", NULL, "also check that every proving point is in its subgroup (slow: 5-10x the proof)", NULL, 0},
+        {"--no-verify", NULL, "do not verify the proof before writing it (benchmarks)", NULL, 0},
+    };
+    int rc = cli_parse(argc, argv, opts, NOPTS(opts),
+                       "g16 prove --zkey FILE --wtns FILE --proof FILE [--public FILE] [--r1cs FILE]\n"
+                       "   or: g16 prove --params FILE --r1cs FILE --wtns FILE --proof FILE [--public FILE]",
+                       "Proves a circom witness (BLS12-381) with a snarkjs zkey, or with the parameters\n"
+                       "`snarkjs zkey export bellman` writes from one (the circuit then comes from --r1cs; such\n"
+                       "files keep points at infinity as zero bytes, hold one a/b point per wire and need snarkjs's\n"
+                       "evaluation domain, which g16 takes care of). The proof is verified before it is written;\n"
+                       "`snarkjs groth16 verify` accepts it with the zkey's verification_key.json.");
+    if (rc)
+        return rc < 0 ? 2 : 0;
+    int zkey = has(opts, NOPTS(opts), "--zkey"), params = has(opts, NOPTS(opts), "--params");
+    if (zkey == params || !has(opts, NOPTS(opts), "--wtns") || !has(opts, NOPTS(opts), "--proof") ||
+        (params && !has(opts, NOPTS(opts), "--r1cs"))) {
+        fprintf(stderr, "g16 prove: a circom witness needs --wtns FILE, --proof FILE and either --zkey FILE or "
+                        "--params FILE --r1cs FILE (see g16 prove --wtns FILE --help)\n");
+        return 2;
+    }
+    double t0 = cli_now();
+    g16_error err = {0};
+    g16_status st;
+    g16_fr *w = NULL;
+    size_t n = 0;
+    if ((st = read_wtns(opt(opts, NOPTS(opts), "--wtns"), &w, &n, &err)) != G16_OK)
+        rc = cli_fail("prove", st, &err, "reading the witness");
+    else
+        rc = params ? prove_exported(opts, NOPTS(opts), w, n, t0) : prove_zkey(opts, NOPTS(opts), w, n, t0);
     free(w);
     return rc;
 }
