@@ -1,7 +1,8 @@
 /*
  * Commands that connect g16 to circom and snarkjs (cmd_compat.c): proving a .wtns from a .zkey
- * or from the bellman-format parameters snarkjs exports, verifying snarkjs JSON files, checking a circom witness, exporting bellman-format keys
- * and proofs as snarkjs JSON, and writing a test powers-of-tau file.
+ * or from the bellman-format parameters snarkjs exports from one, verifying snarkjs JSON files,
+ * checking a circom witness, exporting bellman-format keys and proofs as snarkjs JSON, and
+ * writing a test powers-of-tau file.
  */
 #ifndef G16_APPS_CMD_COMPAT_H
 #define G16_APPS_CMD_COMPAT_H

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the small circom/snarkjs files under tests/data/snarkjs/ that the C tests read
-# offline (test_compat_iden3). Not run by CI: the files are committed; snarkjs's contributions
-# draw fresh randomness, so a rerun gives different (equally valid) keys and proofs.
+# offline (test_compat_iden3, test_snarkjs_export). Not run by CI: the files are committed;
+# snarkjs's contributions draw fresh randomness, so a rerun gives different (equally valid) keys
+# and proofs (test_snarkjs_export's byte offsets stay: they depend on the circuit only).
 #   bash tools/snarkjs/make_fixtures.sh build-dir/g16
 set -euo pipefail
 G16=$(realpath "${1:?usage: make_fixtures.sh path/to/g16}")
@@ -33,6 +34,7 @@ make() { # circuit ptau seed
     cp "$c.r1cs" "$c.wtns" "$c.zkey" "${c}_vk.json" "${c}_proof.json" "${c}_public.json" "$out/"
 }
 make mul pot5.ptau 1
+$SJ zkey export bellman mul.zkey "$out/mul_bellman.params" >/dev/null # test_snarkjs_export
 make mimc pot10.ptau 2
 cp pot5.ptau "$out/pot5.ptau"
 
