@@ -356,9 +356,26 @@ typedef struct {
     const g16_fr *r, *s;
     const char *backend;
     const char *devices;
+    size_t max_workers; /* 0: one per listed device */
 } g16_prove_opts;
 g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs *r1cs,
                      const g16_fr *const *witnesses, size_t count, const g16_prove_opts *opts, g16_error *err);
+
+/* A prover kept between batches: g16_prover_create opens the workers once (on a GPU: the CUDA
+ * context, the NTT tables, page-locked a/b/c buffers and the parameters' queries uploaded to the
+ * device), so that later g16_prover_prove calls pay none of it; g16_prove is create + prove +
+ * destroy. create reads backend, devices and max_workers from opts (NULL: defaults); prove reads
+ * flags, r and s (as g16_prove). The prover borrows params and r1cs: both must outlive it.
+ * Calls on one prover are serialized (a second caller waits); provers are independent.
+ * g16_prover_destroy frees everything (device memory included) before it returns; NULL is a
+ * no-op. g16_prover_workers gives the number of workers (1 for the CPU backend). */
+typedef struct g16_prover g16_prover;
+g16_status g16_prover_create(g16_prover **out, const g16_params *params, const g16_r1cs *r1cs,
+                             const g16_prove_opts *opts, g16_error *err);
+g16_status g16_prover_prove(g16_prover *prover, g16_proof *proofs, const g16_fr *const *witnesses, size_t count,
+                            const g16_prove_opts *opts, g16_error *err);
+size_t g16_prover_workers(const g16_prover *prover);
+void g16_prover_destroy(g16_prover *prover);
 
 /* Verification. inputs are the public inputs without the leading ONE: n_inputs = IC points − 1
  * (G16_ERR_SIZE_MISMATCH otherwise). G16_OK or G16_ERR_VERIFY_FAILED. */

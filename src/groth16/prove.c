@@ -357,14 +357,23 @@ cleanup:
     return st;
 }
 
-/* The batch, shared by the workers: each claims the next circuit until none is left or one
- * has failed; the error of the lowest failing circuit is the one reported. */
-typedef struct {
+/* A prover: its workers (each with its device state and a, b, c buffers), kept between calls. */
+struct g16_prover {
     const struct g16_params *p;
     const struct g16_r1cs *r;
+    size_t nw;
+    worker wk[MAX_WORKERS];
+    int dev[MAX_WORKERS];
+    g16_pvk *pvk; /* made by the first call that verifies */
+    pthread_mutex_t call; /* one g16_prover_prove at a time */
+};
+
+/* The batch of one call, shared by the workers: each claims the next circuit until none is left
+ * or one has failed; the error of the lowest failing circuit is the one reported. */
+typedef struct {
+    g16_prover *pv;
     const g16_fr *const *witnesses;
     const g16_fr *rs; /* r_i, s_i pairs */
-    const g16_pvk *pvk;
     unsigned flags;
     size_t count;
     g16_proof *out;
@@ -377,9 +386,11 @@ typedef struct {
 } batch;
 
 typedef struct {
-    batch *b;
-    int device;
-    size_t index; /* worker 0 runs on the caller's thread */
+    batch *b;         /* a prove call's batch, or NULL when opening the worker */
+    g16_prover *pv;
+    size_t index;     /* worker index; worker 0 runs on the caller's thread */
+    g16_status st;    /* opening: the result */
+    g16_error err;
     pthread_t th;
     int started;
 } worker_arg;
@@ -396,69 +407,157 @@ static void batch_fail(batch *b, size_t idx, g16_status st, const g16_error *e)
     __atomic_store_n(&b->failed, 1, __ATOMIC_RELEASE);
 }
 
+static void name_thread(size_t index, const char *what)
+{
+    if (index > 0) { /* the trace places this thread's spans and its pool work as its own */
+        char name[48];
+        snprintf(name, sizeof name, "%s %zu", what, index);
+        g16__trace_thread(name, G16__TRACE_DRIVER);
+    }
+}
+
+static void *worker_open_main(void *arg)
+{
+    worker_arg *wa = arg;
+    name_thread(wa->index, "prover open");
+    wa->st = worker_open(&wa->pv->wk[wa->index], wa->pv->dev[wa->index], wa->pv->p, wa->pv->r, &wa->err);
+    return NULL;
+}
+
 static void *worker_main(void *arg)
 {
     worker_arg *wa = arg;
     batch *b = wa->b;
-    worker wk;
+    g16_prover *pv = b->pv;
+    worker *wk = &pv->wk[wa->index];
     g16_error e = {0, ""};
-    if (wa->index > 0) { /* the trace places this thread's spans and its pool work as its own */
-        char name[40];
-        snprintf(name, sizeof name, "prove worker %zu", wa->index);
-        g16__trace_thread(name, G16__TRACE_DRIVER);
-    }
-    g16_status st = worker_open(&wk, wa->device, b->p, b->r, &e);
-    if (st != G16_OK) {
-        batch_fail(b, 0, st, &e);
-        return NULL;
-    }
-    if (wk.gp) {
-        char line[512];
-        g16__gpu_prover_describe(wk.gp, line, sizeof line);
-        backend_notice(line);
-    }
+    name_thread(wa->index, "prove worker");
     while (!__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE)) {
         size_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
         if (i >= b->count)
             break;
-        st = prove_one(&b->out[i], i, b->p, b->r, b->witnesses[i], &wk, b->pvk, &b->rs[2 * i], &b->rs[2 * i + 1],
-                       b->flags, &e);
+        g16_status st = prove_one(&b->out[i], i, pv->p, pv->r, b->witnesses[i], wk,
+                                  (b->flags & G16_PROVE_NO_VERIFY) ? NULL : pv->pvk, &b->rs[2 * i], &b->rs[2 * i + 1],
+                                  b->flags, &e);
         if (st != G16_OK)
             batch_fail(b, i, st, &e);
     }
-    worker_close(&wk);
     return NULL;
 }
 
-g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs *r1cs,
-                     const g16_fr *const *witnesses, size_t count, const g16_prove_opts *opts, g16_error *err)
+/* Runs fn on every worker index, 0 on this thread and the others on their own threads (a
+ * worker whose thread cannot start has its part done by the others, or, when opening, by this
+ * thread afterwards). */
+static void run_workers(worker_arg *wa, size_t nw, void *(*fn)(void *))
+{
+    for (size_t k = 1; k < nw; k++)
+        wa[k].started = pthread_create(&wa[k].th, NULL, fn, &wa[k]) == 0;
+    fn(&wa[0]);
+    for (size_t k = 1; k < nw; k++) {
+        if (wa[k].started)
+            pthread_join(wa[k].th, NULL);
+        else if (!wa[k].b)
+            fn(&wa[k]);
+    }
+}
+
+void g16_prover_destroy(g16_prover *pv)
+{
+    if (!pv)
+        return;
+    g16__span sp = g16__span_begin("prover.destroy");
+    for (size_t k = 0; k < pv->nw; k++)
+        worker_close(&pv->wk[k]);
+    g16_pvk_destroy(pv->pvk);
+    pthread_mutex_destroy(&pv->call);
+    free(pv);
+    g16__span_end(sp);
+}
+
+g16_status g16_prover_create(g16_prover **out, const g16_params *params, const g16_r1cs *r1cs,
+                             const g16_prove_opts *opts, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16_prover *pv = NULL;
+    worker_arg *wa = NULL;
+    g16__span span = g16__span_begin("prover.create");
+    if (!out || !params || !r1cs) {
+        st = g16__error(err, G16_ERR_ARG, "g16_prover_create: NULL argument");
+        goto cleanup;
+    }
+    *out = NULL;
+    if ((st = check_shapes(params, r1cs, err)) != G16_OK)
+        goto cleanup;
+    pv = calloc(1, sizeof *pv);
+    wa = calloc(MAX_WORKERS, sizeof *wa);
+    if (!pv || !wa) {
+        free(pv);
+        pv = NULL;
+        st = g16__error(err, G16_ERR_NOMEM, "g16_prover_create: prover");
+        goto cleanup;
+    }
+    pthread_mutex_init(&pv->call, NULL);
+    pv->p = params;
+    pv->r = r1cs;
+    size_t max_workers = opts && opts->max_workers ? opts->max_workers : MAX_WORKERS;
+    if ((st = choose_devices(pv->dev, &pv->nw, opts ? opts->backend : NULL, opts ? opts->devices : NULL, max_workers,
+                             err)) != G16_OK)
+        goto cleanup;
+    for (size_t k = 0; k < pv->nw; k++) {
+        wa[k].pv = pv;
+        wa[k].index = k;
+    }
+    run_workers(wa, pv->nw, worker_open_main);
+    for (size_t k = 0; k < pv->nw; k++)
+        if (wa[k].st != G16_OK) {
+            st = wa[k].st;
+            if (err)
+                *err = wa[k].err;
+            goto cleanup;
+        }
+    for (size_t k = 0; k < pv->nw; k++)
+        if (pv->wk[k].gp) {
+            char line[512];
+            g16__gpu_prover_describe(pv->wk[k].gp, line, sizeof line);
+            if (pv->nw > 1)
+                snprintf(line + strlen(line), sizeof line - strlen(line), " (+%zu more worker%s)", pv->nw - 1,
+                         pv->nw > 2 ? "s" : "");
+            backend_notice(line);
+            break;
+        }
+    *out = pv;
+    pv = NULL;
+cleanup:
+    free(wa);
+    g16_prover_destroy(pv);
+    g16__span_end(span);
+    return st;
+}
+
+size_t g16_prover_workers(const g16_prover *pv) { return pv ? pv->nw : 0; }
+
+g16_status g16_prover_prove(g16_prover *pv, g16_proof *proofs, const g16_fr *const *witnesses, size_t count,
+                            const g16_prove_opts *opts, g16_error *err)
 {
     g16_status st = G16_OK;
     unsigned flags = opts ? opts->flags : 0;
-    g16_pvk *pvk = NULL;
     g16_fr *rs = NULL;
-    int dev[MAX_WORKERS];
-    size_t nw = 0;
     worker_arg wa[MAX_WORKERS];
     batch b;
+    if (!pv || !proofs || (count && !witnesses))
+        return g16__error(err, G16_ERR_ARG, "g16_prover_prove: NULL argument");
     memset(&b, 0, sizeof b);
     pthread_mutex_init(&b.mu, NULL);
+    pthread_mutex_lock(&pv->call);
     g16__span span = g16__span_begin_n("prove", count);
-    if (!proofs || !params || !r1cs || (count && !witnesses)) {
-        st = g16__error(err, G16_ERR_ARG, "g16_prove: NULL argument");
-        goto cleanup;
-    }
     for (size_t i = 0; i < count; i++)
         if (!witnesses[i]) {
             st = g16__error(err, G16_ERR_ARG, "g16_prove: witness %zu is NULL", i);
             goto cleanup;
         }
-    if ((st = check_shapes(params, r1cs, err)) != G16_OK || count == 0)
+    if (count == 0)
         goto cleanup;
-    if ((st = choose_devices(dev, &nw, opts ? opts->backend : NULL, opts ? opts->devices : NULL, count, err)) !=
-        G16_OK)
-        goto cleanup;
-    if (!(flags & G16_PROVE_NO_VERIFY) && (st = g16_pvk_create(&pvk, &params->vk, err)) != G16_OK)
+    if (!(flags & G16_PROVE_NO_VERIFY) && !pv->pvk && (st = g16_pvk_create(&pv->pvk, &pv->p->vk, err)) != G16_OK)
         goto cleanup;
     b.out = malloc(count * sizeof *b.out);
     rs = malloc(2 * count * sizeof *rs);
@@ -481,27 +580,19 @@ g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs
                 goto cleanup;
             }
     }
-    b.p = params;
-    b.r = r1cs;
+    b.pv = pv;
     b.witnesses = witnesses;
     b.rs = rs;
-    b.pvk = pvk;
     b.flags = flags;
     b.count = count;
+    size_t nw = pv->nw < count ? pv->nw : count;
     memset(wa, 0, sizeof wa);
     for (size_t k = 0; k < nw; k++) {
         wa[k].b = &b;
-        wa[k].device = dev[k];
+        wa[k].pv = pv;
         wa[k].index = k;
     }
-    /* worker 0 on this thread, the others on their own (the CPU parts of several workers share
-     * the one thread pool, which serializes them: the GPUs overlap, the CPU work does not) */
-    for (size_t k = 1; k < nw; k++)
-        wa[k].started = pthread_create(&wa[k].th, NULL, worker_main, &wa[k]) == 0;
-    worker_main(&wa[0]);
-    for (size_t k = 1; k < nw; k++) /* a worker that could not start left its share to the others */
-        if (wa[k].started)
-            pthread_join(wa[k].th, NULL);
+    run_workers(wa, nw, worker_main);
     if (b.st != G16_OK) {
         st = b.st;
         if (err)
@@ -511,12 +602,33 @@ g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs
     memcpy(proofs, b.out, count * sizeof *b.out);
 cleanup:
     if (rs) {
-        memset(rs, 0, 2 * count * sizeof *rs);
+        g16__secure_zero(rs, 2 * count * sizeof *rs);
         free(rs);
     }
     free(b.out);
-    g16_pvk_destroy(pvk);
     pthread_mutex_destroy(&b.mu);
     g16__span_end(span);
+    pthread_mutex_unlock(&pv->call);
+    return st;
+}
+
+g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs *r1cs,
+                     const g16_fr *const *witnesses, size_t count, const g16_prove_opts *opts, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16_prover *pv = NULL;
+    g16_prove_opts o;
+    if (!proofs || !params || !r1cs || (count && !witnesses))
+        return g16__error(err, G16_ERR_ARG, "g16_prove: NULL argument");
+    if (count == 0)
+        return check_shapes(params, r1cs, err);
+    memset(&o, 0, sizeof o);
+    if (opts)
+        o = *opts;
+    if (!o.max_workers || o.max_workers > count)
+        o.max_workers = count; /* no more workers than circuits */
+    if ((st = g16_prover_create(&pv, params, r1cs, &o, err)) == G16_OK)
+        st = g16_prover_prove(pv, proofs, witnesses, count, opts, err);
+    g16_prover_destroy(pv);
     return st;
 }

@@ -73,3 +73,13 @@ void g16__free_large(void *p, size_t bytes)
     else
         free(p);
 }
+
+/* memset through a volatile function pointer: the compiler cannot prove what it calls, so it
+ * cannot remove the store as dead. */
+static void *(*volatile secure_memset)(void *, int, size_t) = memset;
+
+void g16__secure_zero(void *p, size_t bytes)
+{
+    if (p && bytes)
+        secure_memset(p, 0, bytes);
+}

@@ -32,6 +32,10 @@ void *g16__alloc_large_zero(size_t count, size_t size);
  * _zero). NULL is a no-op. */
 void g16__free_large(void *p, size_t bytes);
 
+/* Zeroes secrets (r, s, toxic waste) in a way the compiler cannot drop as a dead store before
+ * free or return. */
+void g16__secure_zero(void *p, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif
