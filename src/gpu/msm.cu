@@ -47,6 +47,7 @@ struct g16__gpu_msm {
     uint32_t *inf_bits;   /* device: bit i = base i is infinity */
     uint64_t threads_acc; /* resident threads of the level-0 kernel (one full wave) */
     uint64_t threads_red; /* threads aimed at in the bucket reduction */
+    int acc0_blocks;      /* G1: which k_acc0 (3 or 4 blocks per SM); G2: 2 */
     /* scratch of the runs: NULL until the first run */
     void *fixed_mem, *pip_mem, *res;
     size_t res_cap; /* results res holds */
@@ -115,11 +116,11 @@ __global__ static void __launch_bounds__(TPB) k_digits(msm_plan p, const gfr *sc
 }
 
 /* Level 0 of the accumulation: the hot loop, with the mixed addition inline (registers, no
- * stack); ACC0_MINB blocks per SM cap the registers per thread (65536 / (ACC0_MINB * TPB)). */
-#define ACC0_MINB_G1 3
-#define ACC0_MINB_G2 2
-template <int G2>
-__global__ static void __launch_bounds__(TPB, G2 ? ACC0_MINB_G2 : ACC0_MINB_G1) k_acc0(msm_level lv, uint64_t T)
+ * stack). MINB blocks per SM cap the registers per thread at 65536 / (MINB·TPB): G1 at 3 blocks
+ * takes 168 registers with no spill, at 4 blocks 128 with a few spilled words (more warps to hide
+ * the multiply-add latency; G16_MSM_ACC0_BLOCKS=4 picks it, for measurements); G2 needs 255
+ * (2 blocks; at 3 it would spill kilobytes per addition). */
+template <int G2, int MINB> __global__ static void __launch_bounds__(TPB, MINB) k_acc0(msm_level lv, uint64_t T)
 {
     uint64_t t = gtid();
     if (t >= T)
@@ -294,9 +295,10 @@ static g16_status stack_limit(g16_error *err)
 {
     g16_status st = G16_OK;
     size_t need = 0, cur = 0;
-    const void *kernels[] = {(const void *)k_acc0<1>,  (const void *)k_accn<1>, (const void *)k_reduce<1>,
-                             (const void *)k_sum<1>,    (const void *)k_ones<1>, (const void *)k_final<1>,
-                             (const void *)k_random<1>, (const void *)k_acc0<0>, (const void *)k_reduce<0>};
+    const void *kernels[] = {(const void *)k_acc0<1, 2>, (const void *)k_accn<1>,    (const void *)k_reduce<1>,
+                             (const void *)k_sum<1>,     (const void *)k_ones<1>,    (const void *)k_final<1>,
+                             (const void *)k_random<1>,  (const void *)k_acc0<0, 3>, (const void *)k_acc0<0, 4>,
+                             (const void *)k_reduce<0>};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         cudaFuncAttributes a;
         G16_CU(cudaFuncGetAttributes(&a, kernels[i]));
@@ -317,10 +319,17 @@ static g16_status occupancy(g16__gpu_msm *m, g16_error *err)
     st = stack_limit(err);
     if (st != G16_OK)
         goto cleanup;
-    if (m->g2)
-        G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0<1>, TPB, 0));
-    else
-        G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0<0>, TPB, 0));
+    if (m->g2) {
+        m->acc0_blocks = 2;
+        G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0<1, 2>, TPB, 0));
+    } else {
+        const char *e = getenv("G16_MSM_ACC0_BLOCKS");
+        m->acc0_blocks = e && strcmp(e, "4") == 0 ? 4 : 3;
+        if (m->acc0_blocks == 4)
+            G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0<0, 4>, TPB, 0));
+        else
+            G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0<0, 3>, TPB, 0));
+    }
     if (nb < 1)
         nb = 1;
     m->threads_acc = (uint64_t)nb * TPB * (uint64_t)m->g->info.sm_count;
@@ -698,7 +707,12 @@ template <int G2> static g16_status pippenger(run_ctx *x, const msm_plan *pl, co
         lv.buckets = p->buckets;
         lv.okeys = p->sk0;
         lv.opts = p->sp0;
-        G16_CU_LAUNCH(k_acc0<G2><<<blocks_for(pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
+        if constexpr (G2)
+            G16_CU_LAUNCH(k_acc0<1, 2><<<blocks_for(pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
+        else if (x->m->acc0_blocks == 4)
+            G16_CU_LAUNCH(k_acc0<0, 4><<<blocks_for(pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
+        else
+            G16_CU_LAUNCH(k_acc0<0, 3><<<blocks_for(pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
         uint64_t S = 2 * pl->T0, T = pl->T0;
         uint32_t *ik = p->sk0, *ok = p->sk1;
         void *ip = p->sp0, *op = p->sp1;
