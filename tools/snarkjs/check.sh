@@ -4,6 +4,9 @@
 #     bits: 18626 constraints, mostly boolean) are compiled by circom and set up by snarkjs;
 #   - g16 proves from each zkey and snarkjs verifies (and refuses a changed public value);
 #   - snarkjs proves and g16 verifies (and refuses a changed public value);
+#   - `snarkjs zkey export bellman` parameters: g16 proves with them and the circom circuit
+#     (g16 prove --params --r1cs --wtns), snarkjs verifies with the zkey's key (and refuses a changed
+#     public value); mul and mimc only: snarkjs's export of bits (domain 2^15) takes about 4 minutes;
 #   - g16's verification_key.json written from the zkey is byte for byte the one snarkjs exports;
 #   - g16's own bellman-format setups and proofs, exported as JSON, verify in snarkjs;
 #   - bad input through the command line: another circuit's witness, a witness that does not
@@ -59,9 +62,9 @@ $G16 ptau --power 9 --insecure-seed 9 --out pot9.ptau >/dev/null
 $G16 ptau --power 15 --insecure-seed 15 --out pot15.ptau >/dev/null
 echo "ptau files ready ($((SECONDS - t0)) s)"
 
-# circuit NAME PTAU SEED CONTRIBUTE(0/1)
+# circuit NAME PTAU SEED CONTRIBUTE(0/1) EXPORT(0/1)
 circuit() {
-    local c=$1 ptau=$2 seed=$3 contribute=$4 t=$SECONDS
+    local c=$1 ptau=$2 seed=$3 contribute=$4 export=$5 t=$SECONDS
     $CIRCOM --r1cs --wasm --prime bls12381 "$c.circom" >/dev/null
     node "$here/inputs.mjs" "$c" "$seed" >"$c.input.json"
     $SJ wtns calculate "${c}_js/$c.wasm" "$c.input.json" "$c.wtns" >/dev/null
@@ -83,15 +86,24 @@ circuit() {
     expect_rc 0 "$G16" verify --vk "${c}_vk.json" --proof "${c}_sj_proof.json" --public "${c}_sj_public.json"
     tamper "${c}_sj_public.json" "${c}_sj_public_bad.json"
     expect_rc 1 "$G16" verify --vk "${c}_vk.json" --proof "${c}_sj_proof.json" --public "${c}_sj_public_bad.json"
+    # snarkjs's bellman-format export of the zkey: g16 proves with it and the circom circuit
+    if [ "$export" = 1 ]; then
+        $SJ zkey export bellman "$c.zkey" "$c.params" >/dev/null
+        expect_rc 0 "$G16" prove --params "$c.params" --r1cs "$c.r1cs" --wtns "$c.wtns" --proof "${c}_exp_proof.json" \
+            --public "${c}_exp_public.json"
+        expect_rc 0 $SJ groth16 verify "${c}_vk.json" "${c}_exp_public.json" "${c}_exp_proof.json"
+        tamper "${c}_exp_public.json" "${c}_exp_public_bad.json"
+        expect_rc 1 $SJ groth16 verify "${c}_vk.json" "${c}_exp_public_bad.json" "${c}_exp_proof.json"
+    fi
     # the verifying key g16 reads from the zkey is snarkjs's, written byte for byte as snarkjs does
     expect_rc 0 "$G16" export --zkey "$c.zkey" --out-dir "${c}_export"
     same_vk "${c}_export/verification_key.json" "${c}_vk.json" || fail "$c: g16's vk export differs from snarkjs's"
     cmp "${c}_export/verification_key.json" "${c}_vk.json" || fail "$c: g16's verification_key.json is not byte for byte snarkjs's"
-    echo "ok: $c ($(grep -c . "$c.input.json") input lines; $((SECONDS - t)) s): g16 -> snarkjs and snarkjs -> g16 proofs verify, changed public values are refused"
+    echo "ok: $c ($(grep -c . "$c.input.json") input lines; $((SECONDS - t)) s): g16 -> snarkjs and snarkjs -> g16 proofs verify$([ "$export" = 1 ] && echo " (from the zkey and from its bellman export)"), changed public values are refused"
 }
-circuit mul pot5.ptau 1 1
-circuit mimc pot9.ptau 2 1
-circuit bits pot15.ptau 3 0
+circuit mul pot5.ptau 1 1 1
+circuit mimc pot9.ptau 2 1 1
+circuit bits pot15.ptau 3 0 0
 
 # bad input through the command line
 expect_rc 2 "$G16" prove --zkey mul.zkey --wtns mimc.wtns --proof x.json
@@ -110,7 +122,14 @@ expect_msg "holds 4 public values, the verifying key expects 5"
 sed 's/"groth16"/"plonk"/' mul_vk.json >plonk_vk.json
 expect_rc 2 "$G16" verify --vk plonk_vk.json --proof mul_sj_proof.json --public mul_sj_public.json
 expect_msg "g16 handles groth16 only"
-echo "ok: bad input (other witness, unsatisfied witness, BN254 circuit, short public.json, PLONK key) refused"
+# snarkjs exports: another circuit's parameters; bellman mode names the export
+expect_rc 2 "$G16" prove --params mul.params --r1cs mimc.r1cs --wtns mimc.wtns --proof x.json
+expect_msg "parameters do not match the circuit"
+expect_rc 2 "$G16" prove --params mul.params --r1cs mul.r1cs --wtns mul_bad.wtns --proof x.json
+expect_msg "is not satisfied"
+expect_rc 2 "$G16" prove --params mul.params --constraints 2^9 --proof x.bin
+expect_msg "snarkjs zkey export bellman"
+echo "ok: bad input (other witness, unsatisfied witness, BN254 circuit, short public.json, PLONK key, export of another circuit, export read as bellman's) refused"
 
 # g16's own bellman-format proofs, exported, verify in snarkjs
 for kind in bits field; do
