@@ -99,8 +99,8 @@ static int child_prove(g16_demo_kind kind, uint64_t m, const char *path, size_t 
         return 1;
     }
     res->prove_ms = (now() - t0) * 1e3;
-    res->check_ms = span_ms("prove/prove.circuit/r1cs.check");
-    res->spmv_ms = span_ms("prove/prove.circuit/spmv");
+    res->check_ms = span_ms("prove/prove.synth/r1cs.check");
+    res->spmv_ms = span_ms("prove/prove.synth/spmv");
     res->ntt_ms = span_ms("prove/prove.circuit/ntt.h");
     const char *msm[5] = {"msm.h", "msm.l", "msm.a", "msm.b_g1", "msm.b_g2"};
     for (int i = 0; i < 5; i++) {

@@ -231,6 +231,50 @@ static void test_prover_reuse(void **state)
     fixture_free(&other);
 }
 
+/* A witness that does not satisfy the circuit in the middle of a batch: the error names that
+ * circuit (the lowest failing one), nothing is written, and the prover stays usable; on the CPU
+ * and, where there is one, on the GPU (whose synth stage runs ahead of its GPU stage). */
+static void test_batch_failure(void **state)
+{
+    (void)state;
+    fixture f;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_BITS, 2000, 4);
+    g16_proof *want = calloc(f.count, sizeof *want), *got = calloc(f.count, sizeof *got);
+    assert_int_equal(prove_with(&f, want, "cpu", NULL, &err), G16_OK);
+    const char *backends[2] = {"cpu", "gpu"};
+    for (int b = 0; b < 2; b++) {
+        if (b == 1 && !have_device())
+            break;
+        g16_prover *pv = NULL;
+        g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = backends[b]};
+        assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
+        for (size_t bad = 1; bad < f.count; bad += 2) {
+            size_t k = g16_cs_num_inputs(f.cs) + bad; /* an aux value: breaks a constraint */
+            g16_fr keep = f.w[bad][k];
+            g16__fr_add(&f.w[bad][k], &f.w[bad][k], &f.w[bad][0]);
+            memset(got, 0x5a, f.count * sizeof *got);
+            assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err),
+                             G16_ERR_UNSATISFIED);
+            char want_msg[32];
+            snprintf(want_msg, sizeof want_msg, "circuit %zu", bad);
+            if (!strstr(err.msg, want_msg))
+                fail_msg("%s: expected '%s' in '%s'", backends[b], want_msg, err.msg);
+            for (size_t j = 0; j < f.count * sizeof *got; j++)
+                assert_int_equal(((unsigned char *)got)[j], 0x5a);
+            f.w[bad][k] = keep;
+        }
+        assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
+        expect_same_proofs(want, got, f.count, backends[b]);
+        printf("  %s: an unsatisfied witness in a batch of %zu is named, then the batch proves\n", backends[b],
+               f.count);
+        g16_prover_destroy(pv);
+    }
+    free(want);
+    free(got);
+    fixture_free(&f);
+}
+
 /* Device lists that name no usable device are refused before any work, and nothing is written. */
 static void test_bad_devices(void **state)
 {
@@ -289,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_query_scalars),
         cmocka_unit_test(test_gpu_equals_cpu),
         cmocka_unit_test(test_prover_reuse),
+        cmocka_unit_test(test_batch_failure),
         cmocka_unit_test(test_bad_devices),
         cmocka_unit_test(test_no_leak),
     };

@@ -210,16 +210,19 @@ static g16_status alloc_h_buffers(h_buffers *hb, size_t n, int pin, g16_error *e
     return g16__error(err, G16_ERR_NOMEM, "g16_prove: 3 x %zu bytes for a, b, c", n * sizeof(g16_fr));
 }
 
-/* Where a proof's H step and MSMs run: a CPU worker (domain tables) or a GPU worker (prove_gpu.h). */
+/* Where a proof's H step and MSMs run: a CPU worker (domain tables, one a/b/c set) or a GPU
+ * worker (prove_gpu.h, two a/b/c sets: the CPU stage of the next circuit fills one while the
+ * GPU works from the other). */
 typedef struct {
     g16__ntt_domain *dom;
     g16__gpu_prover *gp;
-    h_buffers hb;
+    h_buffers hb[2];
 } worker;
 
 static void worker_close(worker *wk)
 {
-    free_h_buffers(&wk->hb);
+    free_h_buffers(&wk->hb[0]);
+    free_h_buffers(&wk->hb[1]);
     g16__ntt_domain_destroy(wk->dom);
     g16__gpu_prover_destroy(wk->gp);
     memset(wk, 0, sizeof *wk);
@@ -235,7 +238,9 @@ static g16_status worker_open(worker *wk, int device, const struct g16_params *p
     else
         st = g16__gpu_prover_create(&wk->gp, device, p, r, err);
     if (st == G16_OK)
-        st = alloc_h_buffers(&wk->hb, r->n, device >= 0, err);
+        st = alloc_h_buffers(&wk->hb[0], r->n, device >= 0, err);
+    if (st == G16_OK && device >= 0)
+        st = alloc_h_buffers(&wk->hb[1], r->n, 1, err);
     if (st != G16_OK)
         worker_close(wk);
     return st;
@@ -302,15 +307,20 @@ static g16_status choose_devices(int *dev, size_t *nw, const char *choice, const
     return G16_OK;
 }
 
-/* One proof: witness check, a/b/c, H, MSMs, assembly, self-verification. */
-static g16_status prove_one(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
-                            const g16_fr *w, worker *wk, const g16_pvk *pvk, const g16_fr *rr, const g16_fr *ss,
-                            unsigned flags, g16_error *err)
+static g16_status circuit_error(g16_status st, size_t idx, g16_error *err)
+{
+    if (st != G16_OK && err && strncmp(err->msg, "circuit ", 8) != 0)
+        g16__error_prefix(err, "circuit %zu: ", idx);
+    return st;
+}
+
+/* The CPU stage of one proof: the witness check and a, b, c = A·w, B·w, C·w into hb. */
+static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr *w, h_buffers *hb, unsigned flags,
+                              g16_error *err)
 {
     g16_status st = G16_OK;
     size_t w_len = r->num_inputs + r->num_aux;
-    h_buffers *hb = &wk->hb;
-    g16__span span = g16__span_begin_n("prove.circuit", idx);
+    g16__span span = g16__span_begin_n("prove.synth", idx);
     if (!(flags & G16_PROVE_NO_CHECK)) {
         g16__span sp = g16__span_begin("r1cs.check");
         st = g16_r1cs_check(r, w, w_len, err);
@@ -321,9 +331,20 @@ static g16_status prove_one(g16_proof *proof, size_t idx, const struct g16_param
     g16__span sp = g16__span_begin_n("spmv", r->num_constraints);
     st = g16_r1cs_eval(r, w, w_len, hb->a, hb->b, hb->c, r->n, err);
     g16__span_end(sp);
-    if (st != G16_OK)
-        goto cleanup;
-    sp = g16__span_begin_n(wk->gp ? "ntt.h.gpu" : "ntt.h", r->n);
+cleanup:
+    g16__span_end(span);
+    return circuit_error(st, idx, err);
+}
+
+/* The rest of one proof, from a, b, c in hb: H, MSMs, assembly, decoding with every check and
+ * self-verification. */
+static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
+                               const g16_fr *w, worker *wk, h_buffers *hb, const g16_pvk *pvk, const g16_fr *rr,
+                               const g16_fr *ss, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__span span = g16__span_begin_n("prove.circuit", idx);
+    g16__span sp = g16__span_begin_n(wk->gp ? "ntt.h.gpu" : "ntt.h", r->n);
     if (wk->gp)
         st = g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, err);
     else
@@ -351,10 +372,8 @@ static g16_status prove_one(g16_proof *proof, size_t idx, const struct g16_param
     if (pvk && (st = g16__verify_with(pvk, proof, w + 1, r->num_inputs - 1, err)) != G16_OK)
         g16__error(err, G16_ERR_VERIFY_FAILED, "circuit %zu: the proof does not verify (refusing to return it)", idx);
 cleanup:
-    if (st != G16_OK && err && strncmp(err->msg, "circuit ", 8) != 0)
-        g16__error_prefix(err, "circuit %zu: ", idx);
     g16__span_end(span);
-    return st;
+    return circuit_error(st, idx, err);
 }
 
 /* A prover: its workers (each with its device state and a, b, c buffers), kept between calls. */
@@ -407,38 +426,153 @@ static void batch_fail(batch *b, size_t idx, g16_status st, const g16_error *e)
     __atomic_store_n(&b->failed, 1, __ATOMIC_RELEASE);
 }
 
-static void name_thread(size_t index, const char *what)
+/* Names a thread that drives work of its own: the trace places its spans and its pool work as
+ * its own (roots of their paths) instead of under the caller's spans. */
+static void name_thread(const char *what, size_t index)
 {
-    if (index > 0) { /* the trace places this thread's spans and its pool work as its own */
-        char name[48];
-        snprintf(name, sizeof name, "%s %zu", what, index);
-        g16__trace_thread(name, G16__TRACE_DRIVER);
-    }
+    char name[48];
+    snprintf(name, sizeof name, "%s %zu", what, index);
+    g16__trace_thread(name, G16__TRACE_DRIVER);
 }
 
 static void *worker_open_main(void *arg)
 {
     worker_arg *wa = arg;
-    name_thread(wa->index, "prover open");
+    if (wa->index > 0)
+        name_thread("prover open", wa->index);
     wa->st = worker_open(&wa->pv->wk[wa->index], wa->pv->dev[wa->index], wa->pv->p, wa->pv->r, &wa->err);
     return NULL;
+}
+
+/* The next circuit of the batch for this worker, or count when none is left or one failed. */
+static size_t batch_claim(batch *b)
+{
+    if (__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE))
+        return b->count;
+    size_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+    return i < b->count ? i : b->count;
+}
+
+static const g16_pvk *batch_pvk(const batch *b)
+{
+    return (b->flags & G16_PROVE_NO_VERIFY) ? NULL : b->pv->pvk;
+}
+
+/* A GPU worker's two stages: the synth thread claims circuits and fills the two a/b/c slots in
+ * turn (check + SpMV on the CPU); the worker's own thread takes them in the same order for the
+ * GPU stage. Slot states: FREE -> (synth) -> READY -> (GPU stage) -> FREE. */
+enum { SLOT_FREE, SLOT_READY };
+typedef struct {
+    batch *b;
+    worker *wk;
+    size_t index;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int state[2];
+    size_t idx[2];
+    int synth_done;
+} pipe_ctx;
+
+static void *synth_main(void *arg)
+{
+    pipe_ctx *pc = arg;
+    batch *b = pc->b;
+    g16_error e = {0, ""};
+    name_thread("prove synth", pc->index);
+    for (int slot = 0;; slot ^= 1) {
+        pthread_mutex_lock(&pc->mu);
+        while (pc->state[slot] != SLOT_FREE && !__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE))
+            pthread_cond_wait(&pc->cv, &pc->mu);
+        pthread_mutex_unlock(&pc->mu);
+        size_t i = batch_claim(b);
+        if (i >= b->count)
+            break;
+        g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], b->flags, &e);
+        if (st != G16_OK) {
+            batch_fail(b, i, st, &e);
+            break;
+        }
+        pthread_mutex_lock(&pc->mu);
+        pc->state[slot] = SLOT_READY;
+        pc->idx[slot] = i;
+        pthread_cond_broadcast(&pc->cv);
+        pthread_mutex_unlock(&pc->mu);
+    }
+    pthread_mutex_lock(&pc->mu);
+    pc->synth_done = 1;
+    pthread_cond_broadcast(&pc->cv);
+    pthread_mutex_unlock(&pc->mu);
+    return NULL;
+}
+
+static void gpu_worker_run(batch *b, worker *wk, size_t index)
+{
+    pipe_ctx pc;
+    pthread_t th;
+    g16_error e = {0, ""};
+    memset(&pc, 0, sizeof pc);
+    pc.b = b;
+    pc.wk = wk;
+    pc.index = index;
+    pthread_mutex_init(&pc.mu, NULL);
+    pthread_cond_init(&pc.cv, NULL);
+    if (pthread_create(&th, NULL, synth_main, &pc) != 0) {
+        /* no second thread: both stages here, one circuit at a time */
+        for (size_t i; (i = batch_claim(b)) < b->count;) {
+            g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, &e);
+            if (st == G16_OK)
+                st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], batch_pvk(b),
+                                  &b->rs[2 * i], &b->rs[2 * i + 1], &e);
+            if (st != G16_OK)
+                batch_fail(b, i, st, &e);
+        }
+        goto cleanup;
+    }
+    for (int slot = 0;; slot ^= 1) {
+        g16__span sp = g16__span_begin("wait.synth");
+        pthread_mutex_lock(&pc.mu);
+        while (pc.state[slot] != SLOT_READY && !pc.synth_done)
+            pthread_cond_wait(&pc.cv, &pc.mu);
+        int ready = pc.state[slot] == SLOT_READY;
+        size_t i = pc.idx[slot];
+        pthread_mutex_unlock(&pc.mu);
+        g16__span_end(sp);
+        if (!ready)
+            break;
+        if (!__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE)) {
+            g16_status st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[slot],
+                                         batch_pvk(b), &b->rs[2 * i], &b->rs[2 * i + 1], &e);
+            if (st != G16_OK)
+                batch_fail(b, i, st, &e);
+        }
+        pthread_mutex_lock(&pc.mu);
+        pc.state[slot] = SLOT_FREE;
+        pthread_cond_broadcast(&pc.cv);
+        pthread_mutex_unlock(&pc.mu);
+    }
+    pthread_join(th, NULL);
+cleanup:
+    pthread_cond_destroy(&pc.cv);
+    pthread_mutex_destroy(&pc.mu);
 }
 
 static void *worker_main(void *arg)
 {
     worker_arg *wa = arg;
     batch *b = wa->b;
-    g16_prover *pv = b->pv;
-    worker *wk = &pv->wk[wa->index];
+    worker *wk = &b->pv->wk[wa->index];
     g16_error e = {0, ""};
-    name_thread(wa->index, "prove worker");
-    while (!__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE)) {
-        size_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
-        if (i >= b->count)
-            break;
-        g16_status st = prove_one(&b->out[i], i, pv->p, pv->r, b->witnesses[i], wk,
-                                  (b->flags & G16_PROVE_NO_VERIFY) ? NULL : pv->pvk, &b->rs[2 * i], &b->rs[2 * i + 1],
-                                  b->flags, &e);
+    if (wa->index > 0)
+        name_thread("prove worker", wa->index);
+    if (wk->gp) {
+        gpu_worker_run(b, wk, wa->index);
+        return NULL;
+    }
+    for (size_t i; (i = batch_claim(b)) < b->count;) {
+        g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, &e);
+        if (st == G16_OK)
+            st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], batch_pvk(b),
+                              &b->rs[2 * i], &b->rs[2 * i + 1], &e);
         if (st != G16_OK)
             batch_fail(b, i, st, &e);
     }

@@ -126,7 +126,7 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
     g16__span sp = g16__span_begin_n("gpu.prover_create", (uint64_t)device);
     if ((st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
         goto cleanup;
-    if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, &g16__fr_generator, NULL, err)) != G16_OK)
+    if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, g16__params_root_generator(p), NULL, err)) != G16_OK)
         goto cleanup;
     gp->scal_n = p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1;
     if ((st = g16__gpu_host_alloc((void **)&gp->scal, (gp->scal_n ? gp->scal_n : 1) * sizeof(g16_fr), err)) !=
