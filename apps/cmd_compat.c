@@ -131,9 +131,9 @@ static int prove_exported(cli_opt *opts, size_t nopts, const g16_fr *w, size_t n
         goto cleanup;
     }
     double t1 = cli_now();
-    /* The CPU backend: the GPU prover (prove_gpu.c) still builds bellman's domain, not the one
-     * these parameters need (g16__params_root_generator). */
-    g16_prove_opts po = {.flags = has(opts, nopts, "--no-verify") ? G16_PROVE_NO_VERIFY : 0, .backend = "cpu"};
+    /* Either backend builds the domain these parameters need (g16__params_root_generator). */
+    g16_prove_opts po = {.flags = has(opts, nopts, "--no-verify") ? G16_PROVE_NO_VERIFY : 0,
+                         .backend = opt(opts, nopts, "--backend")};
     if ((st = g16_prove(&proof, p, r1cs, &w, 1, &po, &err)) != G16_OK) {
         cli_fail("prove", st, &err, "proving failed");
         goto cleanup;
@@ -204,6 +204,7 @@ int g16__app_prove_zkey(int argc, char **argv)
         {"--r1cs", "FILE", "the circom circuit (.r1cs); with --zkey: check the witness against it first", NULL, 0},
         {"--check-subgroups", NULL, "also check that every proving point is in its subgroup (slow: 5-10x the proof)", NULL, 0},
         {"--no-verify", NULL, "do not verify the proof before writing it (benchmarks)", NULL, 0},
+        {"--backend", "B", "with --params: cpu, gpu or auto (default: $G16_BACKEND, else auto)", NULL, 0},
     };
     int rc = cli_parse(argc, argv, opts, NOPTS(opts),
                        "g16 prove --zkey FILE --wtns FILE --proof FILE [--public FILE] [--r1cs FILE]\n"
@@ -217,9 +218,9 @@ int g16__app_prove_zkey(int argc, char **argv)
         return rc < 0 ? 2 : 0;
     int zkey = has(opts, NOPTS(opts), "--zkey"), params = has(opts, NOPTS(opts), "--params");
     if (zkey == params || !has(opts, NOPTS(opts), "--wtns") || !has(opts, NOPTS(opts), "--proof") ||
-        (params && !has(opts, NOPTS(opts), "--r1cs"))) {
+        (params && !has(opts, NOPTS(opts), "--r1cs")) || (zkey && has(opts, NOPTS(opts), "--backend"))) {
         fprintf(stderr, "g16 prove: a circom witness needs --wtns FILE, --proof FILE and either --zkey FILE or "
-                        "--params FILE --r1cs FILE (see g16 prove --wtns FILE --help)\n");
+                        "--params FILE --r1cs FILE [--backend B] (see g16 prove --wtns FILE --help)\n");
         return 2;
     }
     double t0 = cli_now();
