@@ -659,6 +659,20 @@ static void test_dev_batch(void **state)
             fail_msg("%s batch (host final): %s", G->name, err.msg);
         for (size_t s = 0; s < nsets; s++)
             expect_same(G, RES(got_host, s), RES(got, s), "batch (host final)", n, IN_RANDOM, 0);
+        {
+            /* scalars already on the device (the prover's H): the same result as from the host */
+            void *dk = NULL;
+            char dres[sizeof(g16_p2)];
+            g16__gpu_msm_opts od;
+            memset(&od, 0, sizeof od);
+            od.device_scalars = 1;
+            assert_int_equal(g16__gpu_alloc(g, &dk, n * sizeof(g16_fr), "test scalars", &err), G16_OK);
+            assert_int_equal(g16__gpu_upload(g, dk, k + n, n * sizeof(g16_fr), &err), G16_OK);
+            if (G->run(m, dres, dk, 1, &od, &err) != G16_OK)
+                fail_msg("%s device scalars: %s", G->name, err.msg);
+            g16__gpu_free(g, dk);
+            expect_same(G, dres, RES(got, 1), "device scalars", n, IN_RANDOM, 0);
+        }
         if (G->oneshot(g, RES(got, 0), bases, k + n, n, &err) != G16_OK)
             fail_msg("%s one-shot: %s", G->name, err.msg);
         expect_same(G, RES(got, 0), RES(got, 1), "one-shot", n, IN_RANDOM, 0);

@@ -768,7 +768,8 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
     st = mark(x, G16__GPU_MSM_PH_UPLOAD, err);
     if (st != G16_OK)
         goto cleanup;
-    G16_CU(cudaMemcpyAsync(f->scal, scalars + set * n, n * sizeof(gfr), cudaMemcpyHostToDevice, x->s));
+    G16_CU(cudaMemcpyAsync(f->scal, scalars + set * n, n * sizeof(gfr),
+                           o && o->device_scalars ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, x->s));
     st = mark(x, G16__GPU_MSM_PH_CLASSIFY, err);
     if (st != G16_OK)
         goto cleanup;

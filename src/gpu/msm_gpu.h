@@ -66,6 +66,8 @@ typedef struct {
     uint64_t *nothers;  /* optional [nsets]: non-trivial scalars per set */
     int final_host;     /* 1: the window sums are combined on the host (a chain of ~256 doublings
                          * runs far faster on a CPU core than on one GPU thread); 0: on the GPU */
+    int device_scalars; /* 1: `scalars` is a device pointer (this handle's device; e.g. the H step's
+                         * output): copied device to device, never read on the host */
 } g16__gpu_msm_opts;
 
 typedef struct g16__gpu_msm g16__gpu_msm;

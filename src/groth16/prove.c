@@ -354,7 +354,7 @@ static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_pa
         goto cleanup;
     g16__query_sums m;
     if (wk->gp)
-        st = g16__gpu_prover_msms(wk->gp, &m, w, hb->a, err);
+        st = g16__gpu_prover_msms(wk->gp, &m, w, err);
     else
         st = run_msms(&m, p, r, w, hb->a, err);
     if (st != G16_OK)

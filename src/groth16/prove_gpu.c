@@ -24,6 +24,8 @@ struct g16__gpu_prover {
     const struct g16_r1cs *r;
     g16_fr *scal; /* page-locked: the compacted a / b scalars */
     size_t scal_n;
+    g16_fr *dabc; /* device: a, b, c of the H step (3n elements); H stays in the first n for msm.h */
+    int have_h;   /* dabc holds the H of the current circuit */
 };
 
 static int dens_bit(const uint64_t *bits, uint64_t i) { return (int)((bits[i / 64] >> (i % 64)) & 1); }
@@ -88,14 +90,16 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
     if (!gp)
         return;
     q_destroy_all(gp);
+    if (gp->gpu)
+        g16__gpu_free(gp->gpu, gp->dabc);
     g16__gpu_ntt_destroy(gp->ntt);
     g16__gpu_host_free(gp->scal);
     g16__gpu_close(gp->gpu);
     free(gp);
 }
 
-/* Resident when the five queries fit beside the H step (3 vectors on the device while it runs)
- * and a margin for one MSM's scratch; the MSM handles check their own plans as well. */
+/* Resident when the five queries fit in the free memory left beside the H step's vectors with a
+ * margin for one MSM's scratch; the MSM handles check their own plans as well. */
 static int fits_resident(g16__gpu_prover *gp, g16_error *err)
 {
     size_t free_b = 0, total = 0, need = 0, n;
@@ -105,10 +109,9 @@ static int fits_resident(g16__gpu_prover *gp, g16_error *err)
         q_bases(gp->p, q, &n);
         need += n * (q == Q_B2 ? 192 : 96);
     }
-    /* plus the larger of the H step's three vectors and one MSM's scratch with every scalar
-     * non-trivial (about 246 B per scalar for G1 at 2^26, msm_gpu.h: 256 B per constraint) */
-    size_t vec = (size_t)gp->r->n * sizeof(g16_fr) * 3, scratch = (size_t)gp->r->n * 256;
-    need += vec > scratch ? vec : scratch;
+    /* plus one MSM's scratch with every scalar non-trivial (about 246 B per scalar for G1 at
+     * 2^26, msm_gpu.h: 256 B per constraint); the H step's vectors are already allocated */
+    need += (size_t)gp->r->n * 256;
     return need + G16__GPU_RESERVE < free_b;
 }
 
@@ -128,6 +131,15 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         goto cleanup;
     if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, g16__params_root_generator(p), NULL, err)) != G16_OK)
         goto cleanup;
+    {
+        g16__gpu_plan plan;
+        g16__gpu_plan_init(&plan);
+        g16__gpu_plan_add(&plan, "H step vectors a, b, c", 3 * (size_t)r->n * sizeof(g16_fr));
+        if ((st = g16__gpu_plan_check(gp->gpu, &plan, err)) != G16_OK ||
+            (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dabc, 3 * (size_t)r->n * sizeof(g16_fr), "H step vectors",
+                                 err)) != G16_OK)
+            goto cleanup;
+    }
     gp->scal_n = p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1;
     if ((st = g16__gpu_host_alloc((void **)&gp->scal, (gp->scal_n ? gp->scal_n : 1) * sizeof(g16_fr), err)) !=
         G16_OK)
@@ -164,9 +176,29 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
              gp->resident ? "resident" : "streamed per MSM (they do not fit beside the H step)");
 }
 
-g16_status g16__gpu_prover_h(g16__gpu_prover *gp, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err)
+g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c, g16_error *err)
 {
-    return g16__gpu_ntt_groth16_h_host(gp->ntt, a, b, c, err);
+    g16_status st = G16_OK;
+    size_t n = gp->r->n, bytes = n * sizeof(g16_fr);
+    gp->have_h = 0;
+    if ((st = g16__gpu_upload(gp->gpu, gp->dabc, a, bytes, err)) != G16_OK ||
+        (st = g16__gpu_upload(gp->gpu, gp->dabc + n, b, bytes, err)) != G16_OK ||
+        (st = g16__gpu_upload(gp->gpu, gp->dabc + 2 * n, c, bytes, err)) != G16_OK)
+        return st;
+    if ((st = g16__gpu_ntt_groth16_h_device(gp->ntt, gp->dabc, gp->dabc + n, gp->dabc + 2 * n, err)) != G16_OK)
+        return st;
+    if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK)
+        return st;
+    gp->have_h = 1;
+    return G16_OK;
+}
+
+g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error *err)
+{
+    if (!gp->have_h)
+        return g16__error(err, G16_ERR_ARG, "gpu prover: no H on the device");
+    g16_status st = g16__gpu_download(gp->gpu, h, gp->dabc, gp->r->n * sizeof(g16_fr), err);
+    return st == G16_OK ? g16__gpu_sync(gp->gpu, err) : st;
 }
 
 /* One query's MSM: the handle (uploaded now in streaming mode), one scalar set, the window sums
@@ -181,6 +213,7 @@ static g16_status q_run(g16__gpu_prover *gp, int q, void *out, const g16_fr *sca
     g16__gpu_msm_opts o;
     memset(&o, 0, sizeof o);
     o.final_host = 1;
+    o.device_scalars = q == Q_H; /* H never leaves the device */
     if (!gp->q[q] && (st = q_create(gp, q, err)) != G16_OK)
         goto cleanup;
     if (q == Q_B2)
@@ -199,12 +232,15 @@ cleanup:
     return st;
 }
 
-g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, const g16_fr *h,
-                                g16_error *err)
+g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err)
 {
     g16_status st = G16_OK;
     const struct g16_r1cs *r = gp->r;
-    if ((st = q_run(gp, Q_H, &out->h, h, err)) != G16_OK)
+    if (!gp->have_h)
+        return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
+    st = q_run(gp, Q_H, &out->h, gp->dabc, err);
+    gp->have_h = 0;
+    if (st != G16_OK)
         goto cleanup;
     if ((st = q_run(gp, Q_L, &out->l, w + r->num_inputs, err)) != G16_OK)
         goto cleanup;

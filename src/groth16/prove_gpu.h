@@ -7,9 +7,9 @@
  * after normalization, the NTT bit-identical to the CPU NTT), so a proof is byte for byte the
  * CPU backend's for the same r and s.
  *
- * Memory: g16__gpu_prover_create uploads the h, l, a, b_g1 and b_g2 queries once (96 B per G1
- * point, 192 B per G2 point) when they fit beside the H step's three vectors (96 B per
- * constraint) and an MSM's scratch; otherwise each query is uploaded for its MSM and freed after
+ * Memory: g16__gpu_prover_create allocates the H step's three vectors (96 B per constraint, kept:
+ * H stays on the device for msm.h) and uploads the h, l, a, b_g1 and b_g2 queries once (96 B per
+ * G1 point, 192 B per G2 point) when they fit beside them and an MSM's scratch; otherwise each query is uploaded for its MSM and freed after
  * it ("streaming" mode, slower, same results), and the choice is reported by
  * g16__gpu_prover_resident (G16_GPU_STREAM=1 in the environment forces streaming, for tests). An MSM's scratch memory is freed when the MSM returns, so at most one
  * scratch set is allocated at a time.
@@ -45,13 +45,17 @@ int g16__gpu_prover_resident(const g16__gpu_prover *gp);
 /* One line for the backend notice: "gpu 0 (NVIDIA H200), queries resident". */
 void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len);
 
-/* The H step on host vectors a, b, c of r->n elements (as g16__ntt_groth16_h: a holds H on return). */
-g16_status g16__gpu_prover_h(g16__gpu_prover *gp, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err);
+/* The H step from host vectors a, b, c of r->n elements (as g16__ntt_groth16_h): copied to the
+ * worker's device vectors and transformed there; H stays on the device for the next
+ * g16__gpu_prover_msms (the host vectors are only read). g16__gpu_prover_h_download copies that H
+ * to the host (r->n elements; for tests). */
+g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c, g16_error *err);
+g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error *err);
 
-/* The five MSMs of one proof: witness w (num_inputs + num_aux values), H coefficients h (at
- * least n − 1 values). Each MSM is a trace span (msm.h.gpu, ...). */
-g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, const g16_fr *h,
-                                g16_error *err);
+/* The five MSMs of one proof, after g16__gpu_prover_h: witness w (num_inputs + num_aux values);
+ * the h query's scalars are the H on the device (consumed: the next call needs a new H step).
+ * Each MSM is a trace span (msm.h.gpu, ...). */
+g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err);
 
 /* Scalars of the a and b queries in the parameters' order (bellman's density filtering):
  * a: w[0 .. num_inputs) then the aux values whose A-density bit is set (returns the count);
