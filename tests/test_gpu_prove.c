@@ -150,7 +150,7 @@ static int have_device(void)
 }
 
 /* GPU = CPU byte for byte: several sizes (not powers of two), both demo kinds, batches, one and
- * two workers on the card, queries resident and streamed. */
+ * two workers on the card, queries resident, streamed whole and streamed in chunks. */
 static void test_gpu_equals_cpu(void **state)
 {
     (void)state;
@@ -177,12 +177,22 @@ static void test_gpu_equals_cpu(void **state)
         setenv("G16_GPU_STREAM", "1", 1);
         memset(gpu, 0, f.count * sizeof *gpu);
         g16_status st = prove_with(&f, gpu, "gpu", NULL, &err);
-        unsetenv("G16_GPU_STREAM");
         if (st != G16_OK)
             fail_msg("gpu streamed: %s", err.msg);
         expect_same_proofs(cpu, gpu, f.count, "queries streamed");
-        printf("  %s demo, %zu rows, batch %zu: GPU proofs = CPU proofs (1 and 2 workers, resident and "
-               "streamed)\n",
+        /* streamed in small chunks (several per query, the last one short) */
+        char chunk[32];
+        snprintf(chunk, sizeof chunk, "%zu", cases[c].rows / 3 + 1);
+        setenv("G16_GPU_CHUNK", chunk, 1);
+        memset(gpu, 0, f.count * sizeof *gpu);
+        st = prove_with(&f, gpu, "gpu", NULL, &err);
+        unsetenv("G16_GPU_CHUNK");
+        unsetenv("G16_GPU_STREAM");
+        if (st != G16_OK)
+            fail_msg("gpu streamed in chunks of %s: %s", chunk, err.msg);
+        expect_same_proofs(cpu, gpu, f.count, "queries streamed in chunks");
+        printf("  %s demo, %zu rows, batch %zu: GPU proofs = CPU proofs (1 and 2 workers; queries "
+               "resident, streamed, streamed in chunks)\n",
                cases[c].kind == G16_DEMO_BITS ? "bits" : "field", cases[c].rows, f.count);
         free(cpu);
         free(gpu);

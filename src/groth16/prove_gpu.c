@@ -9,6 +9,8 @@
 #include "gpu/gpu.h"
 #include "gpu/msm_gpu.h"
 #include "groth16/prove_gpu.h"
+#include "curve/g1.h"
+#include "curve/g2.h"
 #include "util/error.h"
 #include "util/trace.h"
 
@@ -26,6 +28,7 @@ struct g16__gpu_prover {
     size_t scal_n;
     g16_fr *dabc; /* device: a, b, c of the H step (3n elements); H stays in the first n for msm.h */
     int have_h;   /* dabc holds the H of the current circuit */
+    size_t chunk; /* streaming: points per uploaded chunk of a query */
 };
 
 static int dens_bit(const uint64_t *bits, uint64_t i) { return (int)((bits[i / 64] >> (i % 64)) & 1); }
@@ -66,13 +69,16 @@ static const void *q_bases(const struct g16_params *p, int q, size_t *n)
     }
 }
 
-static g16_status q_create(g16__gpu_prover *gp, int q, g16_error *err)
+/* A handle over points [first, first + count) of query q in gp->q[q]. */
+static g16_status q_create(g16__gpu_prover *gp, int q, size_t first, size_t count, g16_error *err)
 {
     size_t n;
     const void *b = q_bases(gp->p, q, &n);
-    g16__span sp = g16__span_begin_n("gpu.upload_query", n);
-    g16_status st = q == Q_B2 ? g16__gpu_msm_create_p2(&gp->q[q], gp->gpu, b, n, err)
-                              : g16__gpu_msm_create_p1(&gp->q[q], gp->gpu, b, n, err);
+    g16__span sp = g16__span_begin_n("gpu.upload_query", count);
+    g16_status st = q == Q_B2 ? g16__gpu_msm_create_p2(&gp->q[q], gp->gpu, (const g16_p2_affine *)b + first, count,
+                                                       err)
+                              : g16__gpu_msm_create_p1(&gp->q[q], gp->gpu, (const g16_p1_affine *)b + first, count,
+                                                       err);
     g16__span_end(sp);
     return st;
 }
@@ -115,6 +121,36 @@ static int fits_resident(g16__gpu_prover *gp, g16_error *err)
     return need + G16__GPU_RESERVE < free_b;
 }
 
+/* Streaming chunk: the points whose base (192 B in G2), scalar (32 B) and MSM scratch (~256 B
+ * per scalar, see fits_resident) fit in half the free memory; G16_GPU_CHUNK=N overrides (tests). */
+static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
+{
+    size_t free_b = 0, total = 0;
+    const char *env = getenv("G16_GPU_CHUNK");
+    if (env && *env) {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (*end || v < 1)
+            return g16__error(err, G16_ERR_ARG, "G16_GPU_CHUNK='%s': expected a positive number of points", env);
+        gp->chunk = (size_t)v;
+        return G16_OK;
+    }
+    g16_status st = g16__gpu_mem_info(gp->gpu, &free_b, &total, err);
+    if (st != G16_OK)
+        return st;
+    size_t avail = free_b > G16__GPU_RESERVE ? (free_b - G16__GPU_RESERVE) / 2 : 0;
+    gp->chunk = avail / (192 + 32 + 256);
+    if (gp->chunk < 4096) {
+        char need[64];
+        snprintf(need, sizeof need, "%zu", (size_t)4096 * (192 + 32 + 256) * 2 + G16__GPU_RESERVE);
+        return g16__error(err, G16_ERR_NOMEM,
+                          "gpu prover: %zu bytes free after the H step's vectors; streaming the queries needs at "
+                          "least %s",
+                          free_b, need);
+    }
+    return G16_OK;
+}
+
 g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struct g16_params *p,
                                   const struct g16_r1cs *r, g16_error *err)
 {
@@ -146,8 +182,12 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         goto cleanup;
     /* G16_GPU_STREAM=1 forces streaming (tests of that path on a card where all would fit) */
     gp->resident = !(getenv("G16_GPU_STREAM") && !strcmp(getenv("G16_GPU_STREAM"), "1")) && fits_resident(gp, err);
+    if ((st = choose_chunk(gp, err)) != G16_OK)
+        goto cleanup;
     for (int q = 0; gp->resident && q < Q_COUNT; q++) {
-        st = q_create(gp, q, err);
+        size_t n;
+        q_bases(p, q, &n);
+        st = q_create(gp, q, 0, n, err);
         if (st == G16_ERR_NOMEM) { /* the estimate was optimistic: stream instead */
             q_destroy_all(gp);
             gp->resident = 0;
@@ -172,8 +212,11 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
 {
     g16__gpu_info info;
     g16__gpu_get_info(gp->gpu, &info);
-    snprintf(buf, len, "gpu %d (%s), queries %s", info.device, info.name,
-             gp->resident ? "resident" : "streamed per MSM (they do not fit beside the H step)");
+    if (gp->resident)
+        snprintf(buf, len, "gpu %d (%s), queries resident", info.device, info.name);
+    else
+        snprintf(buf, len, "gpu %d (%s), queries streamed in chunks of up to %zu points (they do not all fit)",
+                 info.device, info.name, gp->chunk);
 }
 
 g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c, g16_error *err)
@@ -204,28 +247,64 @@ g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error 
 /* One query's MSM: the handle (uploaded now in streaming mode), one scalar set, the window sums
  * combined on the host (msm_gpu.h: a CPU core does the final ~256 doublings faster), the
  * scratch freed so that the next query has the room. */
+/* One MSM over the points [first, first + count) of query q: the handle (the resident one, or
+ * uploaded now and destroyed after), one scalar set, the window sums combined on the host
+ * (msm_gpu.h: a CPU core does the final ~256 doublings faster), the scratch freed so that the
+ * next query has the room. */
+static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr *scalars, size_t first,
+                             size_t count, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__gpu_msm_opts o;
+    memset(&o, 0, sizeof o);
+    o.final_host = 1;
+    o.device_scalars = q == Q_H; /* H never leaves the device */
+    if (!gp->q[q] && (st = q_create(gp, q, first, count, err)) != G16_OK)
+        goto cleanup;
+    if (q == Q_B2)
+        st = g16__gpu_msm_run_p2(gp->q[q], out, scalars + first, 1, &o, err);
+    else
+        st = g16__gpu_msm_run_p1(gp->q[q], out, scalars + first, 1, &o, err);
+    if (st != G16_OK)
+        goto cleanup;
+    g16__gpu_msm_release_scratch(gp->q[q]);
+cleanup:
+    if (!gp->resident) {
+        g16__gpu_msm_destroy(gp->q[q]);
+        gp->q[q] = NULL;
+    }
+    return st;
+}
+
+/* The MSM of query q: one part when resident, else chunks of gp->chunk points summed on the host
+ * (memory bounded by the chunk, whatever the query's size; uploads not overlapped yet). */
 static g16_status q_run(g16__gpu_prover *gp, int q, void *out, const g16_fr *scalars, g16_error *err)
 {
     g16_status st = G16_OK;
     size_t n;
     q_bases(gp->p, q, &n);
     g16__span sp = g16__span_begin_n(q_span[q], n);
-    g16__gpu_msm_opts o;
-    memset(&o, 0, sizeof o);
-    o.final_host = 1;
-    o.device_scalars = q == Q_H; /* H never leaves the device */
-    if (!gp->q[q] && (st = q_create(gp, q, err)) != G16_OK)
+    if (gp->resident || n <= gp->chunk) {
+        st = q_run_part(gp, q, out, scalars, 0, n, err);
         goto cleanup;
-    if (q == Q_B2)
-        st = g16__gpu_msm_run_p2(gp->q[q], out, scalars, 1, &o, err);
-    else
-        st = g16__gpu_msm_run_p1(gp->q[q], out, scalars, 1, &o, err);
-    if (st != G16_OK)
-        goto cleanup;
-    g16__gpu_msm_release_scratch(gp->q[q]);
-    if (!gp->resident) {
-        g16__gpu_msm_destroy(gp->q[q]);
-        gp->q[q] = NULL;
+    }
+    for (size_t first = 0; first < n && st == G16_OK; first += gp->chunk) {
+        size_t count = n - first < gp->chunk ? n - first : gp->chunk;
+        if (q == Q_B2) {
+            g16_p2 part;
+            st = q_run_part(gp, q, &part, scalars, first, count, err);
+            if (st == G16_OK && first == 0)
+                *(g16_p2 *)out = part;
+            else if (st == G16_OK)
+                g16__p2_add_var(out, out, &part);
+        } else {
+            g16_p1 part;
+            st = q_run_part(gp, q, &part, scalars, first, count, err);
+            if (st == G16_OK && first == 0)
+                *(g16_p1 *)out = part;
+            else if (st == G16_OK)
+                g16__p1_add_var(out, out, &part);
+        }
     }
 cleanup:
     g16__span_end(sp);

@@ -9,10 +9,13 @@
  *
  * Memory: g16__gpu_prover_create allocates the H step's three vectors (96 B per constraint, kept:
  * H stays on the device for msm.h) and uploads the h, l, a, b_g1 and b_g2 queries once (96 B per
- * G1 point, 192 B per G2 point) when they fit beside them and an MSM's scratch; otherwise each query is uploaded for its MSM and freed after
- * it ("streaming" mode, slower, same results), and the choice is reported by
- * g16__gpu_prover_resident (G16_GPU_STREAM=1 in the environment forces streaming, for tests). An MSM's scratch memory is freed when the MSM returns, so at most one
- * scratch set is allocated at a time.
+ * G1 point, 192 B per G2 point) when they fit beside them with an MSM's scratch; otherwise
+ * ("streaming") each MSM uploads its query in chunks sized to half the free memory (G16_GPU_CHUNK=N
+ * points overrides, G16_GPU_STREAM=1 forces streaming; both for tests), runs each chunk and sums
+ * the parts on the host, so a card smaller than the parameters still proves (slower: the queries
+ * cross PCIe once per proof, not overlapped with the work yet). g16__gpu_prover_resident reports
+ * the mode. An MSM's scratch memory is freed when the MSM returns. Too little memory even for the
+ * H step's vectors and one chunk: G16_ERR_NOMEM stating needed and free bytes.
  *
  * Ownership: the prover borrows params and r1cs (they must outlive it) and owns its device state.
  * One thread at a time per prover; provers on different devices (or the same device) may run at
