@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Everything GPU in one device session (about 8 minutes of device time):
+#   bash tools/gpu/all_device_run.sh prepare [build-dir]   # HERE: nvcc sm_90 build of every GPU test and
+#                                                          # benchmark and g16, staged with the shared
+#                                                          # libraries the device image lacks in <build-dir>/dev
+#   bash tools/gpu/all_device_run.sh run [dir]             # THERE (device tool, carry ["<build-dir>/dev"])
+# run: the GPU tests against the CPU (field, NTT up to 2^22, MSM up to 2^18, prover), memcheck of the
+# MSM at small sizes, bench_gpu_ntt, bench_gpu_msm and bench_gpu_prove, then racecheck of the MSM.
+# Environment: NTT_MAX (27), MSM_G1 (26), MSM_G2 (24), PROVE_MAX (26), PROVE_MIN (22), BATCH (2).
+# Results under $OUT (tests.log, sanitizer.log, bench_*.md / .log); a summary is printed last.
+set -u
+cd "$(dirname "$0")/../.."
+B=${2:-build-gpuall}
+case "${1:-}" in
+prepare)
+  set -e
+  cmake -S . -B "$B" -DG16_WERROR=ON -DG16_CUDA=ON >/dev/null
+  cmake --build "$B" -j2 --target test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_prove bench_gpu_ntt \
+    bench_gpu_msm bench_gpu_prove g16_cli
+  rm -rf "$B/dev" && mkdir -p "$B/dev/lib"
+  cp "$B"/test_gpu_field "$B"/test_gpu_ntt "$B"/test_gpu_msm "$B"/test_gpu_prove "$B"/bench_gpu_ntt \
+    "$B"/bench_gpu_msm "$B"/bench_gpu_prove "$B"/g16 "$B/dev/"
+  for lib in libcmocka.so.0 libgmp.so.10; do
+    path=$(ldd "$B/test_gpu_prove" | awk -v l="$lib" '$1 == l {print $3}')
+    [ -n "$path" ] && cp -L "$path" "$B/dev/lib/"
+  done
+  du -sh "$B/dev"
+  ;;
+run)
+  D=${2:-build-gpuall/dev}
+  OUT=${OUT:-$PWD/gpu-out}
+  mkdir -p "$OUT"
+  export LD_LIBRARY_PATH="$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  summary=()
+  step() { # step NAME LIMIT_S LOG CMD...: runs CMD with a time limit, appends to LOG, records exit and time
+    local name=$1 limit=$2 log=$3 start r
+    shift 3
+    start=$(date +%s)
+    echo "==== $name" >>"$OUT/$log"
+    timeout "$limit" "$@" >>"$OUT/$log" 2>&1
+    r=$?
+    summary+=("$name: exit $r in $(($(date +%s) - start)) s")
+  }
+  nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv >"$OUT/device.txt" 2>&1
+  G16_GPU_TEST_MAX_LOG=22 step "test_gpu_field" 60 tests.log "$D/test_gpu_field"
+  G16_GPU_TEST_MAX_LOG=22 step "test_gpu_ntt (2^22)" 90 tests.log "$D/test_gpu_ntt"
+  G16_GPU_TEST_MAX_LOG=18 step "test_gpu_msm (2^18)" 90 tests.log "$D/test_gpu_msm"
+  step "test_gpu_prove" 120 tests.log "$D/test_gpu_prove"
+  G16_GPU_TEST_MAX_LOG=9 step "memcheck test_gpu_msm (2^9)" 90 sanitizer.log \
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_msm"
+  step "bench_gpu_ntt ${NTT_MAX:-27}" 60 bench_ntt.log "$D/bench_gpu_ntt" "${NTT_MAX:-27}" 16 "$OUT/bench_ntt.md"
+  step "bench_gpu_msm ${MSM_G1:-26} ${MSM_G2:-24}" 120 bench_msm.log "$D/bench_gpu_msm" "${MSM_G1:-26}" "${MSM_G2:-24}" "$OUT/bench_msm.md"
+  step "bench_gpu_prove ${PROVE_MAX:-26} ${PROVE_MIN:-22}" 200 bench_prove.log "$D/bench_gpu_prove" "${PROVE_MAX:-26}" "${PROVE_MIN:-22}" bits "${BATCH:-2}"
+  G16_GPU_TEST_MAX_LOG=8 step "racecheck test_gpu_msm (2^8)" 90 sanitizer.log \
+    compute-sanitizer --tool racecheck --error-exitcode 9 "$D/test_gpu_msm"
+  grep -E "PASSED|FAILED|ERROR|differs|DIFFERS|named|proofs =|memory free" "$OUT/tests.log" | head -40
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|hazard" "$OUT/sanitizer.log" | head -10
+  grep "^|" "$OUT/bench_ntt.md" 2>/dev/null
+  grep "^|" "$OUT/bench_msm.md" 2>/dev/null
+  grep "^|" "$OUT/bench_prove.log" 2>/dev/null
+  printf '%s\n' "${summary[@]}"
+  ;;
+*)
+  echo "usage: $0 prepare [build-dir] | run [dir]" >&2
+  exit 2
+  ;;
+esac
