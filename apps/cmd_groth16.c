@@ -152,7 +152,10 @@ int g16__app_prove(int argc, char **argv)
          NULL, 0},
     };
     int rc = cli_parse(argc, argv, opts, NOPTS(opts), "g16 prove --params FILE --proof FILE [options]",
-                       "Proves a batch of witnesses of one circuit; every proof is verified before it is written.");
+                       "Proves a batch of witnesses of one circuit; every proof is verified before it is written.\n"
+                       "circom witnesses: g16 prove --zkey Z --wtns W ... (a snarkjs zkey) or g16 prove --params P "
+                       "--r1cs C --wtns W ... (parameters from snarkjs zkey export bellman); see g16 prove --wtns X "
+                       "--help.");
     if (rc)
         return rc < 0 ? 2 : 0;
     if (!cli_find(opts, NOPTS(opts), "--params")->set || !cli_find(opts, NOPTS(opts), "--proof")->set) {
