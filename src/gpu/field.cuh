@@ -379,7 +379,229 @@ G16_HD void gfp_mul(gfp *r, const gfp *a, const gfp *b)
     mont32_mul(t.l, a->l, b->l, m, G16_GFP_N0, 12, 0);
     *r = t;
 }
-G16_HD void gfp_sqr(gfp *r, const gfp *a) { gfp_mul(r, a, a); }
+/* ---------------------------------------------------------------- Fp: wide values, lazy reduction
+ * gfp_wide is a 768-bit integer T (24 little-endian limbs, the bits of the CPU's g16__fp_wide)
+ * standing for T·R^-1 mod p; gfp_redc needs T < p·R. A product of two values < 2^382 (sums of two
+ * reduced values, unreduced) is one, and gfp_wide_sub keeps the bound by working modulo p·R.
+ * Splitting a Montgomery product into gfp_mul_wide (2N² IMAD) and gfp_redc (2N² + N) costs the
+ * same as gfp_mul, so a sum or difference of products reduced once saves a reduction (300 IMAD)
+ * per product it absorbs: the Karatsuba Fp2 product (3 wide products, 2 reductions instead of 3
+ * full products) and the Y3 = R·(Q − X3) − Y1·PPP of the XYZZ additions (msm_core.cuh). */
+
+typedef struct {
+    uint32_t l[2 * G16_GFP_LIMBS];
+} gfp_wide;
+
+/* T = a·b (a, b < 2^384), full 2N digits: the rows of mont32_mul without the reduction. Digit i
+ * is final once row i has merged it (t of mont32_row_odd); the top half is E + O at the end. */
+G16_HD void mont32_mul_wide(uint32_t *T, const uint32_t *a, const uint32_t *b, int N)
+{
+    uint32_t E[2 * G16_MONT_MAX + 1], O[2 * G16_MONT_MAX + 1];
+    mont32_row0(E, O, a, b[0], N);
+    T[0] = E[0];
+    G16_UNROLL
+    for (int i = 1; i < N; i++) {
+        mont32_row_even(E, a, b[i], i, N);
+        T[i] = mont32_row_odd(E, O, a, b[i], i, N);
+    }
+    g16_cf f = {0, 0};
+    T[N] = add_cc(E[N], O[N], &f);
+    G16_UNROLL
+    for (int j = N + 1; j < 2 * N - 1; j++)
+        T[j] = addc_cc(E[j], O[j], &f);
+    T[2 * N - 1] = addc(E[2 * N - 1], O[2 * N - 1], &f); /* a·b < W^(2N): no carry out */
+}
+
+/* T = a² (a < 2^384, N even): each cross product a_i·a_j (i < j) once, doubled, plus the squares
+ * a_i²: N² + N IMAD instead of 2N². Row i adds a_i·a_(i+1+k) at digit 2i+1+k, k even into E,
+ * k odd into O, each a carry chain over consecutive digits with its carry added to the digit
+ * after the range. That digit is either untouched so far or holds only the previous row's carry
+ * (rows alternate between ending at i+N and i+N−1), so it stays <= 2 and never carries on. */
+G16_HD void mont32_sqr_wide(uint32_t *T, const uint32_t *a, int N)
+{
+    uint32_t E[2 * G16_MONT_MAX + 1], O[2 * G16_MONT_MAX + 1];
+    G16_UNROLL
+    for (int j = 0; j < 2 * N + 1; j++) {
+        E[j] = 0;
+        O[j] = 0;
+    }
+    G16_UNROLL
+    for (int i = 0; i < N - 1; i++) {
+        g16_cf f = {0, 0};
+        int d = 2 * i + 1, k;
+        E[d] = mad_lo_cc(a[i], a[i + 1], E[d], &f);
+        E[d + 1] = madc_hi_cc(a[i], a[i + 1], E[d + 1], &f);
+        G16_UNROLL
+        for (k = 2; i + 1 + k < N; k += 2) {
+            E[d + k] = madc_lo_cc(a[i], a[i + 1 + k], E[d + k], &f);
+            E[d + k + 1] = madc_hi_cc(a[i], a[i + 1 + k], E[d + k + 1], &f);
+        }
+        E[d + k] = addc(E[d + k], 0, &f);
+        if (i + 2 < N) {
+            g16_cf g = {0, 0};
+            O[d + 1] = mad_lo_cc(a[i], a[i + 2], O[d + 1], &g);
+            O[d + 2] = madc_hi_cc(a[i], a[i + 2], O[d + 2], &g);
+            G16_UNROLL
+            for (k = 3; i + 1 + k < N; k += 2) {
+                O[d + k] = madc_lo_cc(a[i], a[i + 1 + k], O[d + k], &g);
+                O[d + k + 1] = madc_hi_cc(a[i], a[i + 1 + k], O[d + k + 1], &g);
+            }
+            O[d + k] = addc(O[d + k], 0, &g);
+        }
+    }
+    /* X = E + O (the cross sum, below W^(2N)/2, so 2X fits), then T = 2X + Σ a_i² W^(2i) */
+    uint32_t X[2 * G16_MONT_MAX];
+    g16_cf f = {0, 0};
+    X[0] = 0;
+    X[1] = E[1];
+    X[2] = add_cc(E[2], O[2], &f);
+    G16_UNROLL
+    for (int j = 3; j < 2 * N - 1; j++)
+        X[j] = addc_cc(E[j], O[j], &f);
+    X[2 * N - 1] = addc(E[2 * N - 1], O[2 * N - 1], &f);
+    G16_UNROLL
+    for (int j = 2 * N - 1; j > 0; j--)
+        X[j] = (X[j] << 1) | (X[j - 1] >> 31);
+    g16_cf g = {0, 0};
+    T[0] = mad_lo_cc(a[0], a[0], X[0], &g);
+    T[1] = madc_hi_cc(a[0], a[0], X[1], &g);
+    G16_UNROLL
+    for (int i = 1; i < N - 1; i++) {
+        T[2 * i] = madc_lo_cc(a[i], a[i], X[2 * i], &g);
+        T[2 * i + 1] = madc_hi_cc(a[i], a[i], X[2 * i + 1], &g);
+    }
+    T[2 * N - 2] = madc_lo_cc(a[N - 1], a[N - 1], X[2 * N - 2], &g);
+    T[2 * N - 1] = madc_hi(a[N - 1], a[N - 1], X[2 * N - 1], &g);
+}
+
+/* r = T·W^(−N) mod m for T < m·W^N (fully reduced out). The low half is reduced on its own
+ * (u = (T_lo + q·m)/W^N <= m, the rows of mont32_mul with no product), then r = T_hi + u < 2m
+ * and one final subtraction. Row i merges digit i (t = E[i] + O[i]) as mont32_row_odd does, its
+ * carry entering O's reduction chain; t is computed once more outside the chain for q. */
+G16_HD void mont32_redc_wide(uint32_t *r, const uint32_t *T, const uint32_t *m, uint32_t n0, int N)
+{
+    uint32_t E[2 * G16_MONT_MAX], O[2 * G16_MONT_MAX];
+    G16_UNROLL
+    for (int j = 0; j < N; j++) {
+        E[j] = T[j];
+        O[j] = 0;
+    }
+    G16_UNROLL
+    for (int j = N; j < 2 * N; j++) {
+        E[j] = 0;
+        O[j] = 0;
+    }
+    G16_UNROLL
+    for (int i = 0; i < N; i++) {
+        uint32_t t = E[i] + O[i];
+        uint32_t q = mul_lo(t, n0);
+        g16_cf f = {0, 0};
+        (void)mad_lo_cc(m[0], q, t, &f); /* digit i becomes 0, carry (t != 0) */
+        E[i + 1] = madc_hi_cc(m[0], q, E[i + 1], &f);
+        G16_UNROLL
+        for (int j = 2; j < N; j += 2) {
+            E[i + j] = madc_lo_cc(m[j], q, E[i + j], &f);
+            E[i + j + 1] = madc_hi_cc(m[j], q, E[i + j + 1], &f);
+        }
+        E[i + N] = addc(E[i + N], 0, &f); /* digit i + N: 0 until now */
+        g16_cf g = {0, 0};
+        (void)add_cc(E[i], O[i], &g); /* the merge's carry into digit i + 1 */
+        G16_UNROLL
+        for (int j = 1; j < N - 1; j += 2) {
+            O[i + j] = madc_lo_cc(m[j], q, O[i + j], &g);
+            O[i + j + 1] = madc_hi_cc(m[j], q, O[i + j + 1], &g);
+        }
+        O[i + N - 1] = madc_lo_cc(m[N - 1], q, O[i + N - 1], &g);
+        O[i + N] = madc_hi(m[N - 1], q, O[i + N], &g); /* 0 until now: no carry out */
+    }
+    g16_cf f = {0, 0};
+    uint32_t u[G16_MONT_MAX], s[G16_MONT_MAX];
+    u[0] = add_cc(E[N], O[N], &f);
+    G16_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        u[j] = addc_cc(E[N + j], O[N + j], &f);
+    u[N - 1] = addc(E[2 * N - 1], O[2 * N - 1], &f);
+    g16_cf g = {0, 0};
+    s[0] = add_cc(u[0], T[N], &g);
+    G16_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        s[j] = addc_cc(u[j], T[N + j], &g);
+    s[N - 1] = addc(u[N - 1], T[2 * N - 1], &g);
+    mont32_final_sub(r, s, m, N);
+}
+
+G16_HD void gfp_mul_wide(gfp_wide *T, const gfp *a, const gfp *b) { mont32_mul_wide(T->l, a->l, b->l, 12); }
+G16_HD void gfp_sqr_wide(gfp_wide *T, const gfp *a) { mont32_sqr_wide(T->l, a->l, 12); }
+G16_HD void gfp_redc(gfp *r, const gfp_wide *T)
+{
+    const uint32_t m[12] = G16_GFP_MODULUS;
+    gfp t;
+    mont32_redc_wide(t.l, T->l, m, G16_GFP_N0, 12);
+    *r = t;
+}
+
+/* r = a − b mod p·R (a, b < p·R): the difference, plus p·R when it is negative. */
+G16_HD void gfp_wide_sub(gfp_wide *r, const gfp_wide *a, const gfp_wide *b)
+{
+    const uint32_t m[12] = G16_GFP_MODULUS;
+    g16_cf f = {0, 0};
+    uint32_t t[24];
+    t[0] = sub_cc(a->l[0], b->l[0], &f);
+    G16_UNROLL
+    for (int j = 1; j < 24; j++)
+        t[j] = subc_cc(a->l[j], b->l[j], &f);
+    uint32_t mask = subc(0, 0, &f); /* all ones when a < b */
+    G16_UNROLL
+    for (int j = 0; j < 12; j++)
+        r->l[j] = t[j];
+    g16_cf g = {0, 0};
+    r->l[12] = add_cc(t[12], m[0] & mask, &g);
+    G16_UNROLL
+    for (int j = 1; j < 11; j++)
+        r->l[12 + j] = addc_cc(t[12 + j], m[j] & mask, &g);
+    r->l[23] = addc(t[23], m[11] & mask, &g);
+}
+
+/* r = a + b (plain; the caller knows the sum stays below p·R). */
+G16_HD void gfp_wide_add(gfp_wide *r, const gfp_wide *a, const gfp_wide *b)
+{
+    g16_cf f = {0, 0};
+    r->l[0] = add_cc(a->l[0], b->l[0], &f);
+    G16_UNROLL
+    for (int j = 1; j < 23; j++)
+        r->l[j] = addc_cc(a->l[j], b->l[j], &f);
+    r->l[23] = addc(a->l[23], b->l[23], &f);
+}
+
+/* r = a + b without reduction (a, b < p: the sum < 2p < 2^382, an operand of gfp_mul_wide). */
+G16_HD void gfp_add_nr(gfp *r, const gfp *a, const gfp *b)
+{
+    g16_cf f = {0, 0};
+    r->l[0] = add_cc(a->l[0], b->l[0], &f);
+    G16_UNROLL
+    for (int j = 1; j < 11; j++)
+        r->l[j] = addc_cc(a->l[j], b->l[j], &f);
+    r->l[11] = addc(a->l[11], b->l[11], &f);
+}
+
+/* Dedicated squaring: gfp_sqr_wide + gfp_redc, 456 IMAD instead of 588. */
+G16_HD void gfp_sqr(gfp *r, const gfp *a)
+{
+    gfp_wide T;
+    gfp_sqr_wide(&T, a);
+    gfp_redc(r, &T);
+}
+
+/* r = a·b − c·d: two wide products, one reduction (876 IMAD instead of 1176). */
+G16_HD void gfp_mulsub(gfp *r, const gfp *a, const gfp *b, const gfp *c, const gfp *d)
+{
+    gfp_wide x, y;
+    gfp_mul_wide(&x, a, b);
+    gfp_mul_wide(&y, c, d);
+    gfp_wide_sub(&x, &x, &y);
+    gfp_redc(r, &x);
+}
+
 G16_HD void gfp_set_one(gfp *r)
 {
     const uint32_t one[12] = G16_GFP_ONE;
