@@ -132,8 +132,9 @@ typedef struct {
 } gen_case;
 
 /* One size and generator on the host simulation: all four kinds (two vectors in one batch) and
- * the H step, against the CPU. split_b / tmax 0 = defaults. */
-static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned tmax, uint32_t radix4)
+ * the H step, against the CPU. split_b / tmax / elems_log 0 = defaults. */
+static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned tmax, uint32_t radix4,
+                      uint32_t elems_log)
 {
     size_t n = (size_t)1 << k;
     g16_fr gen, shift;
@@ -151,6 +152,7 @@ static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned
     ntt_tables_init(&tb, &ht, (const gfr *)(const void *)ht.buf);
     tb.split_b = split_b;
     tb.radix4 = radix4;
+    tb.elems_log = elems_log;
 
     g16_fr *x0 = fr_array(n), *x1 = fr_array(n), *y0 = fr_array(n), *y1 = fr_array(n), *c = fr_array(n);
     ntt_launch L[G16_NTT_MAX_LAUNCHES];
@@ -200,8 +202,17 @@ static void test_sim_default_split(void **state)
 {
     (void)state;
     for (unsigned k = 0; k <= 12; k++)
-        sim_check(k, &gens[k % 3], 0, 0, k % 2);
-    sim_check(13, &gens[1], 0, 0, 1);
+        sim_check(k, &gens[k % 3], 0, 0, k % 2, 0);
+    sim_check(13, &gens[1], 0, 0, 1, 0);
+}
+
+/* Blocks of 2^10 elements (the 128- and 256-thread kernel variants): passes of at most 10 stages,
+ * so 2^11 and up take one more pass than with 2^11 (2^11: 6 + 5, 2^13: 5 + 4 + 4). */
+static void test_sim_small_blocks(void **state)
+{
+    (void)state;
+    for (unsigned k = 8; k <= 13; k++)
+        sim_check(k, &gens[(k + 2) % 3], 0, 0, (k / 2) % 2, 10);
 }
 
 /* Forced 4-bit bottom passes (3-bit upper ones) and roots of order <= 2^5 in the direct table:
@@ -212,8 +223,8 @@ static void test_sim_forced_split(void **state)
 {
     (void)state;
     for (unsigned k = 1; k <= 12; k++) /* passes of 3 and 4 stages: odd and even counts for both */
-        sim_check(k, &gens[(k + 1) % 3], 4, 5, k % 2);
-    sim_check(12, &gens[0], 4, 5, 1);
+        sim_check(k, &gens[(k + 1) % 3], 4, 5, k % 2, k % 3 == 0 ? 10 : 0);
+    sim_check(12, &gens[0], 4, 5, 1, 0);
 }
 
 /* The split itself: sizes within limits, bottom pass the largest, at most 4 passes up to 2^28. */
@@ -231,6 +242,17 @@ static void test_split(void **state)
             assert_true(s[q] <= (q + 1 == P ? G16_NTT_SMAX : G16_NTT_SUPPER));
         }
         assert_int_equal(sum, k);
+        tb.elems_log = 10; /* 2^10 elements per block: at most 10 and 9 stages */
+        P = ntt_split(&tb, s);
+        sum = 0;
+        for (uint32_t q = 0; q < P; q++) {
+            sum += s[q];
+            assert_true(s[q] <= (q + 1 == P ? 10u : 9u));
+        }
+        assert_int_equal(sum, k);
+        assert_true(P <= G16_NTT_MAX_PASSES);
+        if (k == 27)
+            assert_int_equal(P, 3); /* 9 + 9 + 9 as with 2^11 */
     }
 }
 
@@ -274,8 +296,8 @@ static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, u
         fail_msg("gpu domain 2^%u: %s", k, err.msg);
     if (threads)
         assert_int_equal(g16__gpu_ntt_set_threads(gd, threads), G16_OK);
-    if (radix4)
-        g16__gpu_ntt_set_radix4(gd, 1);
+    if (threads)
+        g16__gpu_ntt_set_radix4(gd, radix4);
     g16_fr *x0 = fr_array(n), *x1 = fr_array(n), *y0 = fr_array(n), *y1 = fr_array(n);
     for (int kind = 0; kind < G16__GPU_NTT_KIND_COUNT; kind++) {
         rand_vec(x0, n);
@@ -325,13 +347,16 @@ static void test_dev_sizes(void **state)
         printf("  device 2^%u: forward, inverse, coset forward/inverse%s agree with the CPU\n", k,
                k <= 24 ? ", groth16 H" : "");
     }
-    /* the other kernel settings the benchmark times: 512 threads, stages in pairs */
-    for (unsigned k = 0; k <= max && k <= 20; k += (k < 12 ? 1 : 4)) {
-        dev_check(g, k, &gens[(k + 1) % 3], 1, 512, 0);
-        dev_check(g, k, &gens[(k + 2) % 3], 1, 256, 1);
-        dev_check(g, k, &gens[k % 3], 1, 512, 1);
-    }
-    printf("  device 2^0..2^20 with 512 threads and with stages in pairs agree with the CPU\n");
+    /* every other kernel variant of ntt.cu (threads x stages one by one / in pairs) and a
+     * thread count without a variant of its own (the unbounded kernel) */
+    static const unsigned thr[] = {128, 256, 384, 512, 160};
+    for (unsigned k = 0; k <= max && k <= 20; k += (k < 12 ? 1 : 4))
+        for (unsigned q = 0; q < sizeof thr / sizeof thr[0]; q++)
+            for (int r4 = 0; r4 <= 1; r4++)
+                if (thr[q] != 256 || r4) /* 256 r2: the default, above */
+                    dev_check(g, k, &gens[(k + q + (unsigned)r4) % 3], k <= 16, thr[q], r4);
+    printf("  device 2^0..2^20 with every kernel variant (threads 128..512, stages in pairs or not) agree "
+           "with the CPU\n");
     g16__gpu_close(g);
 }
 
@@ -398,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_sim_default_split),
         cmocka_unit_test(test_sim_forced_split),
+        cmocka_unit_test(test_sim_small_blocks),
         cmocka_unit_test(test_no_device_paths),
         cmocka_unit_test(test_dev_errors),
         cmocka_unit_test(test_dev_sizes),

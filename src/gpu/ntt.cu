@@ -7,18 +7,45 @@
 #include "gpu/ntt_core.cuh"
 #include "gpu/ntt_tables.h"
 
+/* Pass-kernel variants, chosen by the two tuning knobs (threads per block: g16__gpu_ntt_set_threads;
+ * stages one by one or in pairs: g16__gpu_ntt_set_radix4). The pass kernel is bound by the Fr
+ * products, and those by how many warps an SM keeps in flight to hide the carry chains' latency,
+ * the shared-memory round trips and the barriers. A block of 2^e elements takes 2^(e+5) bytes of
+ * shared memory (227 KiB per SM: 3 blocks of 2^11, 6 of 2^10), and a block's warps wait for each
+ * other at every barrier, so several smaller blocks per SM hide more than one large one (the first
+ * device run: 256 threads and 2 blocks per SM were 15% faster than 512 threads and 1 block, at the
+ * same 16 warps per SM). Registers decide the rest: ptxas needs 62 per thread for stages one by one
+ * and 80 (with 40 bytes of spills) to 96 for pairs. Each variant is its own instantiation with
+ * __launch_bounds__(threads, blocks per SM), so ptxas keeps to the registers that let those
+ * blocks fit:
+ *   threads radix elements blocks/SM warps/SM registers
+ *   256     r2    2^10     4         32       <= 64      default
+ *   256     r4    2^11     3         24       <= 80
+ *   512     r2    2^11     2         32       <= 64
+ *   512     r4    2^11     1         16       <= 128  (the first device run's 512 r4)
+ *   128     r2/r4 2^10     6         24       <= 80
+ *   384     r2/r4 2^11     2         24       <= 80
+ *   other multiples of 32 up to 512: 2^11 elements, no bound (the first run's kernel).
+ * The elements per block change the pass plan (ntt_tables.elems_log: passes of at most 10 stages
+ * for 2^10), which the host simulation checks for both sizes. */
 #define NTT_THREADS_DEFAULT 256
+#define NTT_RADIX4_DEFAULT 0
+
+typedef void (*pass_kernel_fn)(const ntt_pass);
 
 struct g16__gpu_ntt {
     g16__gpu *g;
     unsigned log_n;
     gfr *tables;       /* device: the layout of ntt_tables.h */
-    ntt_tables tb;     /* pointers into it */
+    ntt_tables tb;     /* pointers into it; tb.radix4 and tb.elems_log follow the variant */
     unsigned threads;  /* threads per pass block */
+    pass_kernel_fn pass_kernel;
 };
 
-/* One pass: load, the stages (each followed by a barrier), store. */
-__global__ static void __launch_bounds__(512) ntt_pass_kernel(const __grid_constant__ ntt_pass p)
+/* One pass: load, the stages (each followed by a barrier), store. R4: stages in pairs (p.radix4
+ * is the same value; the host simulation reads that one). */
+template <unsigned R4>
+__device__ __forceinline__ static void ntt_pass_body(const ntt_pass &p)
 {
     extern __shared__ g16_u4 sm[];
     uint32_t blk = blockIdx.x, v = blockIdx.y, t = threadIdx.x, T = blockDim.x;
@@ -27,7 +54,7 @@ __global__ static void __launch_bounds__(512) ntt_pass_kernel(const __grid_const
     /* the host simulation (tests/test_gpu_ntt.c, sim_pass) runs this same schedule */
     if (p.kind != G16_PASS_DIT) {
         uint32_t u = p.s;
-        while (u >= 2 && p.radix4) {
+        while (u >= 2 && R4) {
             ntt_phase_dif2(&p, u - 1, t, T, sm);
             __syncthreads();
             u -= 2;
@@ -43,7 +70,7 @@ __global__ static void __launch_bounds__(512) ntt_pass_kernel(const __grid_const
     }
     if (p.kind != G16_PASS_DIF) {
         uint32_t u = 0;
-        while (u + 2 <= p.s && p.radix4) {
+        while (u + 2 <= p.s && R4) {
             ntt_phase_dit2(&p, u + 1, t, T, sm);
             __syncthreads();
             u += 2;
@@ -54,6 +81,41 @@ __global__ static void __launch_bounds__(512) ntt_pass_kernel(const __grid_const
         }
     }
     ntt_phase_store(&p, blk, v, t, T, sm);
+}
+
+template <unsigned R4, unsigned THREADS, unsigned MINB>
+__global__ static void __launch_bounds__(THREADS, MINB) ntt_pass_kernel(const __grid_constant__ ntt_pass p)
+{
+    ntt_pass_body<R4>(p);
+}
+
+static const struct {
+    unsigned threads, radix4, elems_log;
+    pass_kernel_fn fn;
+} pass_variants[] = {
+    {256, 0, 10, ntt_pass_kernel<0, 256, 4>},
+    {256, 1, 11, ntt_pass_kernel<1, 256, 3>},
+    {512, 0, 11, ntt_pass_kernel<0, 512, 2>},
+    {512, 1, 11, ntt_pass_kernel<1, 512, 1>},
+    {128, 0, 10, ntt_pass_kernel<0, 128, 6>},
+    {128, 1, 10, ntt_pass_kernel<1, 128, 6>},
+    {384, 0, 11, ntt_pass_kernel<0, 384, 2>},
+    {384, 1, 11, ntt_pass_kernel<1, 384, 2>},
+    {0, 0, 11, ntt_pass_kernel<0, 512, 1>}, /* any other thread count */
+    {0, 1, 11, ntt_pass_kernel<1, 512, 1>},
+};
+#define NTT_VARIANTS (sizeof pass_variants / sizeof pass_variants[0])
+
+/* The variant for d->threads and radix4: sets the kernel and the plan's elements per block. */
+static void pick_variant(g16__gpu_ntt *d, unsigned radix4)
+{
+    unsigned pick = NTT_VARIANTS;
+    for (unsigned v = 0; v < NTT_VARIANTS && pick == NTT_VARIANTS; v++)
+        if (pass_variants[v].radix4 == radix4 && (pass_variants[v].threads == d->threads || !pass_variants[v].threads))
+            pick = v;
+    d->pass_kernel = pass_variants[pick].fn;
+    d->tb.radix4 = radix4;
+    d->tb.elems_log = pass_variants[pick].elems_log;
 }
 
 __global__ static void __launch_bounds__(256) ntt_bitrev_kernel(const __grid_constant__ ntt_pass p)
@@ -78,7 +140,7 @@ static g16_status run_launches(g16__gpu_ntt *d, const ntt_launch *L, uint32_t cn
         dim3 grid(L[q].blocks, L[q].nvec);
         if (L[q].type == G16_LAUNCH_PASS) {
             size_t smem = (size_t)2 * ntt_elems(&L[q].p) * sizeof(g16_u4);
-            G16_CU_LAUNCH(ntt_pass_kernel<<<grid, d->threads, smem, s>>>(L[q].p));
+            G16_CU_LAUNCH(d->pass_kernel<<<grid, d->threads, smem, s>>>(L[q].p));
         } else {
             size_t smem = (size_t)2 * G16_NTT_BR_CAP * sizeof(g16_u4);
             G16_CU_LAUNCH(ntt_bitrev_kernel<<<grid, 256, smem, s>>>(L[q].p));
@@ -134,9 +196,16 @@ extern "C" g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsig
         goto cleanup;
     G16_CU(cudaMemcpyAsync(d->tables, ht.buf, bytes, cudaMemcpyHostToDevice, g->stream));
     G16_CU(cudaStreamSynchronize(g->stream)); /* ht.buf is freed below */
-    G16_CU(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)(2 * sizeof(g16_u4) << G16_NTT_ELEMS_LOG)));
+    for (unsigned v = 0; v < NTT_VARIANTS; v++) {
+        pass_kernel_fn f = pass_variants[v].fn;
+        /* all of the shared memory the SM has, so that the variants' blocks per SM fit */
+        G16_CU(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)(2 * sizeof(g16_u4) << G16_NTT_ELEMS_LOG)));
+        G16_CU(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    (int)cudaSharedmemCarveoutMaxShared));
+    }
     ntt_tables_init(&d->tb, &ht, d->tables);
+    pick_variant(d, NTT_RADIX4_DEFAULT);
     *out = d;
     d = NULL;
 cleanup:
@@ -150,10 +219,11 @@ extern "C" g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads
     if (threads < 32 || threads > 512 || (threads & 31))
         return G16_ERR_ARG;
     d->threads = threads;
+    pick_variant(d, d->tb.radix4);
     return G16_OK;
 }
 
-extern "C" void g16__gpu_ntt_set_radix4(g16__gpu_ntt *d, int on) { d->tb.radix4 = on ? 1 : 0; }
+extern "C" void g16__gpu_ntt_set_radix4(g16__gpu_ntt *d, int on) { pick_variant(d, on ? 1 : 0); }
 
 extern "C" g16_status g16__gpu_ntt_device(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *const *x, size_t count,
                                           g16_error *err)

@@ -8,12 +8,14 @@
  * runs its k radix-2 stages in P passes over global memory, top bits first; a DIT transform
  * (bit-reversed in, natural out) runs them bottom bits first. A pass covers the index bits
  * [lo_bit, lo_bit + s): it splits the vector into lines of 2^s elements at stride 2^lo_bit (one
- * line per value of the other bits), and a block loads G lines (G·2^s <= 2^11 elements, 64 KiB of
- * shared memory), runs the s stages in shared memory and stores them back.
+ * line per value of the other bits), and a block loads G lines (G·2^s = 2^e elements, e = 11 or
+ * 10 by the kernel variant: 64 or 32 KiB of shared memory), runs the s stages in shared memory and
+ * stores them back.
  *
  * Twiddles. Global DIF/DIT stage h = 2^(lo_bit+u) multiplies by ω^(j·n/2h), j = i mod h =
  * (m mod 2^u)·2^lo_bit + lo (m: position in the line, lo: the line's low index bits). That is
- * ω_{2^(u+1)}^(m mod 2^u) (the line's own size-2^s transform: table w_small) times a factor that
+ * ω_{2^(u+1)}^(m mod 2^u) (the line's own size-2^s transform: table w_small, stage u's roots
+ * contiguous at 2^u + (m mod 2^u), so a warp's threads read neighbouring entries) times a factor that
  * depends only on lo and u. Those factors are common to both inputs of every later butterfly of
  * the pass, so they commute out: a DIF pass multiplies output m by ω_{2^(lo_bit+s)}^(lo·rev_s(m))
  * at the store, a DIT pass input m by the same at the load (one multiplication per element, for
@@ -21,8 +23,8 @@
  * 19): exact for every pass but the top one when k > 19) times, for the top pass, w_lo (ω^j,
  * j < 2^(k-t)). Stage u = 0 has no twiddle at all.
  *
- * Pass split: P = 1 for k <= 11, else 1 + ceil((k-11)/10) passes of nearly equal size (bottom pass
- * <= 11 bits, the others <= 10): 2^27 = 9 + 9 + 9 bits, 2^28 = 9 + 9 + 10. At most 4 passes.
+ * Pass split: P = 1 for k <= e, else 1 + ceil((k-e)/(e-1)) passes of nearly equal size (bottom pass
+ * <= e bits, the others <= e-1): 2^27 = 9 + 9 + 9 bits for both e, 2^28 = 9 + 9 + 10. At most 4.
  *
  * Fused work (no extra pass over memory): scalings by c0 or by s0·X^idx (two-level tables hi/lo,
  * idx the element's natural or bit-reversed index) at a pass's load or store or in the middle of a
@@ -43,9 +45,9 @@
 #include "gpu/ntt_tables.h"
 
 #define G16_NTT_MAX_LOG 28
-#define G16_NTT_SMAX 11       /* stages in one pass at most; w_small has 2^(SMAX-1) entries */
+#define G16_NTT_SMAX 11       /* stages in one pass at most; w_small has 2^SMAX entries */
 #define G16_NTT_SUPPER 10     /* stages of a pass with lo_bit > 0 at most */
-#define G16_NTT_ELEMS_LOG 11  /* elements per block (64 KiB of shared memory) */
+#define G16_NTT_ELEMS_LOG 11  /* elements per block at most (64 KiB of shared memory) */
 #define G16_NTT_TMAX 19       /* w_direct holds roots of order 2^min(k, TMAX) */
 #define G16_NTT_MAX_VEC 8     /* vectors per launch */
 #define G16_NTT_MAX_PASSES 4
@@ -110,13 +112,14 @@ typedef struct {
 /* Pointers to a domain's tables (device memory on the device, host memory in the simulation). */
 typedef struct {
     uint32_t log_n, log_t, sc_bits;
-    const gfr *w_small[2]; /* [0]: ω_{2^SMAX}^j, [1]: ω_{2^SMAX}^-j, j < 2^(SMAX-1) */
+    const gfr *w_small[2]; /* [0] forward, [1] inverse: stage u's ω_{2^(u+1)}^(±j) at 2^u + j */
     const gfr *w_direct[2];
     const gfr *w_lo[2];
     const gfr *sc_hi[G16_SC_SETS], *sc_lo[G16_SC_SETS];
     gfr n_inv;
-    uint32_t split_b; /* 0, or a smaller bottom-pass size (tests) */
-    uint32_t radix4;  /* passes run their stages in pairs */
+    uint32_t split_b;   /* 0, or a smaller bottom-pass size (tests) */
+    uint32_t radix4;    /* passes run their stages in pairs */
+    uint32_t elems_log; /* 0 (= G16_NTT_ELEMS_LOG), or fewer elements per block (kernel variants) */
 } ntt_tables;
 
 /* Table pointers for tables laid out as h describes, starting at base (device or host memory). */
@@ -298,7 +301,7 @@ G16_HD void ntt_bfly_pos(const ntt_pass *p, uint32_t beta, uint32_t u, uint32_t 
     uint32_t ma = ((jj >> u) << (u + 1)) | low;
     *ea = (c << p->s) + ma;
     *eb = *ea + (1u << u);
-    *j = low << (G16_NTT_SMAX - 1 - u);
+    *j = (1u << u) + low;
 }
 
 /* One DIF stage u: (a, b) <- (a + b, (a - b)·w). */
@@ -372,8 +375,8 @@ G16_HD void ntt_dit_bfly(gfr *a, gfr *b, const gfr *tw, uint32_t j, int mul)
     *b = d;
 }
 
-/* DIF stages u and u-1 (u >= 1) in one round trip. Stage u pairs (0,2) and (1,3) with twiddle
- * indices low and low + 2^(u-1); stage u-1 pairs (0,1) and (2,3), both with index low. */
+/* DIF stages u and u-1 (u >= 1) in one round trip. Stage u pairs (0,2) and (1,3) with the roots
+ * ω_{2^(u+1)}^low and ^(low + 2^(u-1)); stage u-1 pairs (0,1) and (2,3), both with ω_{2^u}^low. */
 G16_HD void ntt_phase_dif2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nthr, g16_u4 *sm)
 {
     uint32_t nq = ntt_elems(p) >> 2, cap = ntt_elems(p), h = 1u << (u - 1);
@@ -382,11 +385,10 @@ G16_HD void ntt_phase_dif2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t n
         ntt_quad_pos(p, beta, u, &e0, &low);
         gfr x0 = ntt_sget(sm, cap, e0), x1 = ntt_sget(sm, cap, e0 + h);
         gfr x2 = ntt_sget(sm, cap, e0 + 2 * h), x3 = ntt_sget(sm, cap, e0 + 3 * h);
-        uint32_t sh = G16_NTT_SMAX - 1 - u;
-        ntt_dif_bfly(&x0, &x2, p->w_small_dif, low << sh, 1);
-        ntt_dif_bfly(&x1, &x3, p->w_small_dif, (low + h) << sh, 1);
-        ntt_dif_bfly(&x0, &x1, p->w_small_dif, low << (sh + 1), u > 1);
-        ntt_dif_bfly(&x2, &x3, p->w_small_dif, low << (sh + 1), u > 1);
+        ntt_dif_bfly(&x0, &x2, p->w_small_dif, 2 * h + low, 1);
+        ntt_dif_bfly(&x1, &x3, p->w_small_dif, 3 * h + low, 1);
+        ntt_dif_bfly(&x0, &x1, p->w_small_dif, h + low, u > 1);
+        ntt_dif_bfly(&x2, &x3, p->w_small_dif, h + low, u > 1);
         ntt_sput(sm, cap, e0, &x0);
         ntt_sput(sm, cap, e0 + h, &x1);
         ntt_sput(sm, cap, e0 + 2 * h, &x2);
@@ -403,11 +405,10 @@ G16_HD void ntt_phase_dit2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t n
         ntt_quad_pos(p, beta, u, &e0, &low);
         gfr x0 = ntt_sget(sm, cap, e0), x1 = ntt_sget(sm, cap, e0 + h);
         gfr x2 = ntt_sget(sm, cap, e0 + 2 * h), x3 = ntt_sget(sm, cap, e0 + 3 * h);
-        uint32_t sh = G16_NTT_SMAX - 1 - u;
-        ntt_dit_bfly(&x0, &x1, p->w_small_dit, low << (sh + 1), u > 1);
-        ntt_dit_bfly(&x2, &x3, p->w_small_dit, low << (sh + 1), u > 1);
-        ntt_dit_bfly(&x0, &x2, p->w_small_dit, low << sh, 1);
-        ntt_dit_bfly(&x1, &x3, p->w_small_dit, (low + h) << sh, 1);
+        ntt_dit_bfly(&x0, &x1, p->w_small_dit, h + low, u > 1);
+        ntt_dit_bfly(&x2, &x3, p->w_small_dit, h + low, u > 1);
+        ntt_dit_bfly(&x0, &x2, p->w_small_dit, 2 * h + low, 1);
+        ntt_dit_bfly(&x1, &x3, p->w_small_dit, 3 * h + low, 1);
         ntt_sput(sm, cap, e0, &x0);
         ntt_sput(sm, cap, e0 + h, &x1);
         ntt_sput(sm, cap, e0 + 2 * h, &x2);
@@ -530,11 +531,17 @@ G16_HD void ntt_phase_br_small(const ntt_pass *p, uint32_t v, uint32_t t)
 
 /* ---------------------------------------------------------------- launch plans */
 
+G16_HOST uint32_t ntt_elems_log(const ntt_tables *tb) { return tb->elems_log ? tb->elems_log : G16_NTT_ELEMS_LOG; }
+
 /* Bits per pass, top pass first (pass P-1 has lo_bit = 0). Returns P. The bottom pass takes at
- * most B bits, the others at most U = B - 1 (tb->split_b, 0: G16_NTT_SMAX; tests force smaller). */
+ * most B bits, the others at most U = B - 1 (B = tb->split_b, 0: G16_NTT_SMAX, tests force
+ * smaller; and B <= the elements per block). */
 G16_HOST uint32_t ntt_split(const ntt_tables *tb, uint32_t *s)
 {
-    uint32_t log_n = tb->log_n, B = tb->split_b ? tb->split_b : G16_NTT_SMAX, U = B - 1;
+    uint32_t log_n = tb->log_n, B = tb->split_b ? tb->split_b : G16_NTT_SMAX;
+    if (B > ntt_elems_log(tb))
+        B = ntt_elems_log(tb);
+    uint32_t U = B - 1;
     uint32_t P = log_n <= B ? 1 : 1 + (log_n - B + U - 1) / U;
     uint32_t base = log_n / P, rem = log_n % P;
     for (uint32_t q = 0; q < P; q++)
@@ -586,7 +593,7 @@ G16_HOST ntt_launch ntt_make_pass(const ntt_tables *tb, gfr *const *x, uint32_t 
     p->log_n = k;
     p->lo_bit = lo_bit;
     p->s = s[q];
-    uint32_t lg = G16_NTT_ELEMS_LOG - p->s, lines_log = k - p->s;
+    uint32_t lg = ntt_elems_log(tb) - p->s, lines_log = k - p->s;
     p->log_g = lg < lines_log ? lg : lines_log;
     L.blocks = 1u << (lines_log - p->log_g);
     p->kind = kind;

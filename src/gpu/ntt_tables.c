@@ -18,7 +18,7 @@ static unsigned log_t_of(unsigned log_n, unsigned tmax) { return log_n < tmax ? 
 size_t g16__gpu_ntt_tables_elems(unsigned log_n)
 {
     unsigned t = log_t_of(log_n, TMAX), b = log_n / 2;
-    size_t small = (size_t)1 << (SMAX - 1), direct = (size_t)1 << t, lo = (size_t)1 << (log_n - t);
+    size_t small = (size_t)1 << SMAX, direct = (size_t)1 << t, lo = (size_t)1 << (log_n - t);
     size_t sc = ((size_t)1 << (log_n - b)) + ((size_t)1 << b);
     return 2 * (small + direct + lo) + G16__GPU_NTT_SETS * sc;
 }
@@ -78,7 +78,7 @@ static g16_status check_params(unsigned log_n, const g16_fr *gen, const g16_fr *
 /* Offsets of the layout in ntt_tables.h. */
 static void layout(g16__gpu_ntt_host_tables *t, unsigned log_n, unsigned tmax)
 {
-    size_t off = 0, small = (size_t)1 << (SMAX - 1);
+    size_t off = 0, small = (size_t)1 << SMAX;
     t->log_n = log_n;
     t->log_t = log_t_of(log_n, tmax);
     t->sc_bits = log_n / 2;
@@ -132,7 +132,13 @@ g16_status g16__gpu_ntt_tables_build_ex(g16__gpu_ntt_host_tables *t, unsigned lo
     g16__fr_inv(&inv[2], &w_n);
     const g16_fr *fw[3] = {&w_small, &w_t, &w_n};
     for (int d = 0; d < 2; d++) {
-        fill_powers(t->buf + t->small[d], (size_t)1 << (SMAX - 1), &one, d ? &inv[0] : fw[0]);
+        /* per-stage layout: stage u's 2^u roots of order 2^(u+1) at 2^u (entry 0 unused: one) */
+        g16_fr wu = d ? inv[0] : *fw[0];
+        t->buf[t->small[d]] = one;
+        for (int u = SMAX - 1; u >= 0; u--) {
+            fill_powers(t->buf + t->small[d] + ((size_t)1 << u), (size_t)1 << u, &one, &wu);
+            g16__fr_sqr(&wu, &wu);
+        }
         fill_powers(t->buf + t->direct[d], (size_t)1 << t->log_t, &one, d ? &inv[1] : fw[1]);
         fill_powers(t->buf + t->lo[d], (size_t)1 << (log_n - t->log_t), &one, d ? &inv[2] : fw[2]);
     }

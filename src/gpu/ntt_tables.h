@@ -3,7 +3,9 @@
  * code uploads them as one buffer, the host simulation in tests/test_gpu_ntt.c uses them directly.
  *
  * Layout: one array of g16_fr holding, at the element offsets below,
- *   small[d]  ω_{2^11}^(±j), j < 2^10                        (d = 0 forward, 1 inverse)
+ *   small[d]  at 2^u + j: ω_{2^(u+1)}^(±j), j < 2^u, u < 11   (d = 0 forward, 1 inverse; entry 0
+ *             is one, unused): the twiddles of a pass's stage u, contiguous so that the threads
+ *             of a warp read consecutive entries
  *   direct[d] ω_{2^t}^(±e), e < 2^t, t = min(log_n, tmax), tmax = 19
  *   lo[d]     ω_n^(±j), j < 2^(log_n - t)
  *   sc_hi[s]  s0·X^(h·2^b), h < 2^(log_n - b);  sc_lo[s]  X^l, l < 2^b;  b = log_n / 2
