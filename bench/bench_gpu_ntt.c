@@ -284,8 +284,10 @@ static void bench_ntt(g16__gpu *g, unsigned min_log, unsigned max_log)
             emit(" %.3f |", fv[v]);
         emit(" %u r%d | %.3f | %.3f | %s%.3f | %.3f | %.2f | %.2f | ok |\n", var_thr[best], var_r4[best] ? 4 : 2, inv,
              cos, with_h ? "" : "(no memory) ", h, floor, fwd / floor, with_h ? h / (7 * fwd) : 0.0);
-        if (k == max_log || k == 24 || k == 20)
+        if (k == max_log || k == 24 || k == 20) {
+            printf("profiles below: the best variant, %u threads r%d\n", var_thr[best], var_r4[best] ? 4 : 2);
             profile(g, d, x, b, c, k, with_h);
+        }
         g16__gpu_free(g, x);
         g16__gpu_free(g, b);
         g16__gpu_free(g, c);

@@ -90,19 +90,19 @@ __global__ static void __launch_bounds__(THREADS, MINB) ntt_pass_kernel(const __
 }
 
 static const struct {
-    unsigned threads, radix4, elems_log;
+    unsigned threads, radix4, elems_log, blocks_per_sm;
     pass_kernel_fn fn;
 } pass_variants[] = {
-    {256, 0, 10, ntt_pass_kernel<0, 256, 4>},
-    {256, 1, 11, ntt_pass_kernel<1, 256, 3>},
-    {512, 0, 11, ntt_pass_kernel<0, 512, 2>},
-    {512, 1, 11, ntt_pass_kernel<1, 512, 1>},
-    {128, 0, 10, ntt_pass_kernel<0, 128, 6>},
-    {128, 1, 10, ntt_pass_kernel<1, 128, 6>},
-    {384, 0, 11, ntt_pass_kernel<0, 384, 2>},
-    {384, 1, 11, ntt_pass_kernel<1, 384, 2>},
-    {0, 0, 11, ntt_pass_kernel<0, 512, 1>}, /* any other thread count */
-    {0, 1, 11, ntt_pass_kernel<1, 512, 1>},
+    {256, 0, 10, 4, ntt_pass_kernel<0, 256, 4>},
+    {256, 1, 11, 3, ntt_pass_kernel<1, 256, 3>},
+    {512, 0, 11, 2, ntt_pass_kernel<0, 512, 2>},
+    {512, 1, 11, 1, ntt_pass_kernel<1, 512, 1>},
+    {128, 0, 10, 6, ntt_pass_kernel<0, 128, 6>},
+    {128, 1, 10, 6, ntt_pass_kernel<1, 128, 6>},
+    {384, 0, 11, 2, ntt_pass_kernel<0, 384, 2>},
+    {384, 1, 11, 2, ntt_pass_kernel<1, 384, 2>},
+    {0, 0, 11, 3, ntt_pass_kernel<0, 512, 1>}, /* any other thread count */
+    {0, 1, 11, 3, ntt_pass_kernel<1, 512, 1>},
 };
 #define NTT_VARIANTS (sizeof pass_variants / sizeof pass_variants[0])
 
@@ -198,11 +198,14 @@ extern "C" g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsig
     G16_CU(cudaStreamSynchronize(g->stream)); /* ht.buf is freed below */
     for (unsigned v = 0; v < NTT_VARIANTS; v++) {
         pass_kernel_fn f = pass_variants[v].fn;
-        /* all of the shared memory the SM has, so that the variants' blocks per SM fit */
+        /* shared memory for the variant's blocks per SM (each 2^(e+5) bytes + 1 KiB the system
+         * reserves; in percent of the SM's 228 KiB, rounded up): the rest stays L1 cache, which
+         * holds the twiddle tables */
+        unsigned need = pass_variants[v].blocks_per_sm * ((32u << pass_variants[v].elems_log) + 1024u);
+        unsigned pct = (100u * need + 228u * 1024u - 1) / (228u * 1024u);
         G16_CU(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)(2 * sizeof(g16_u4) << G16_NTT_ELEMS_LOG)));
-        G16_CU(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                    (int)cudaSharedmemCarveoutMaxShared));
+        G16_CU(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout, (int)(pct > 100 ? 100 : pct)));
     }
     ntt_tables_init(&d->tb, &ht, d->tables);
     pick_variant(d, NTT_RADIX4_DEFAULT);
