@@ -17,8 +17,6 @@
 
 #include "curve/g1.h"
 #include "curve/g2.h"
-#include "field/fp.h"
-#include "field/fp2.h"
 #include "field/fr.h"
 #include "gpu/gpu.h"
 #include "gpu/msm_core.cuh"
@@ -229,149 +227,6 @@ static void expect_same(const grp *G, const void *got, const void *want, const c
 {
     if (memcmp(got, want, G->jac_sz) != 0)
         fail_msg("%s %s n = %zu (%s, window %u): differs from the CPU MSM", G->name, what, n, input_name[kind], c);
-}
-
-/* ---------------------------------------------------------------- lazy reduction (field.cuh's Fp part)
- * The wide product, the dedicated squaring, the reduction of a wide value, the wide difference
- * modulo p·R and the Fp2 Karatsuba product built on them, against the CPU (g16__fp_mul_wide and
- * g16__fp_redc have the same bits), on random values and on the limb patterns that make carries
- * run far: 0, 1, p − 1, p − 2^k, R mod p, R² mod p, and wide values up to p·R − 1. */
-
-/* Raw limbs (not Montgomery-converted) of edge value w, all < p. */
-static void fp_edge_raw(g16_fp *x, unsigned w)
-{
-    memset(x, 0, sizeof *x);
-    switch (w % 7) {
-    case 0: break;
-    case 1: x->l[0] = 1; break;
-    case 2: memcpy(x->l, g16__fp_modulus, sizeof x->l); x->l[0] -= 1; break; /* p − 1 */
-    case 3: { /* p − 2^k */
-        unsigned k = (unsigned)(tu_rand64() % 380);
-        g16_fp t;
-        memset(&t, 0, sizeof t);
-        t.l[k / 64] = 1ull << (k % 64);
-        unsigned __int128 bw = 0;
-        for (int i = 0; i < 6; i++) {
-            unsigned __int128 v = (unsigned __int128)g16__fp_modulus[i] - t.l[i] - bw;
-            x->l[i] = (uint64_t)v;
-            bw = (v >> 64) & 1;
-        }
-        break;
-    }
-    case 4: *x = g16__fp_one; break;
-    case 5: *x = g16__fp_r2; break;
-    default: tu_rand_fp(x); break;
-    }
-}
-
-static void fp_gen(g16_fp *x, int i)
-{
-    if (i % 4 == 3)
-        fp_edge_raw(x, (unsigned)(i / 4));
-    else
-        tu_rand_fp(x);
-}
-
-static void test_fp_lazy(void **state)
-{
-    (void)state;
-    int sub_borrow = 0;
-    for (int i = 0; i < tu_iters(3000); i++) {
-        g16_fp a, b, c, d, want, w2;
-        fp_gen(&a, i);
-        fp_gen(&b, i + 1);
-        fp_gen(&c, 3 * i + 2);
-        fp_gen(&d, 5 * i + 3);
-        gfp x, y, z;
-        gfp_wide W, V;
-        g16__fp_wide cw, cv;
-        /* wide product and squaring: the exact 768-bit integers */
-        gfp_mul_wide(&W, (const gfp *)(const void *)&a, (const gfp *)(const void *)&b);
-        g16__fp_mul_wide(&cw, &a, &b);
-        if (memcmp(&W, &cw, sizeof W) != 0)
-            fail_msg("gfp_mul_wide differs from the CPU at iteration %d", i);
-        gfp_sqr_wide(&W, (const gfp *)(const void *)&a);
-        g16__fp_mul_wide(&cw, &a, &a);
-        if (memcmp(&W, &cw, sizeof W) != 0)
-            fail_msg("gfp_sqr_wide differs from the CPU at iteration %d", i);
-        /* unreduced sums (< 2p) as wide operands */
-        gfp_add_nr(&x, (const gfp *)(const void *)&a, (const gfp *)(const void *)&b);
-        gfp_add_nr(&y, (const gfp *)(const void *)&c, (const gfp *)(const void *)&d);
-        gfp_mul_wide(&W, &x, &y);
-        g16__fp_mul_wide(&cw, (const g16_fp *)(const void *)&x, (const g16_fp *)(const void *)&y);
-        if (memcmp(&W, &cw, sizeof W) != 0)
-            fail_msg("gfp_mul_wide of unreduced sums differs from the CPU at iteration %d", i);
-        /* reduction of a random wide value < p·R (high half < p), of the product above, of p·R − 1 */
-        for (int v = 0; v < 3; v++) {
-            g16_fp hi, lo;
-            if (v == 0) {
-                fp_gen(&hi, i + 7);
-                tu_rand_bytes((uint8_t *)lo.l, sizeof lo.l);
-                memcpy(cw.l, lo.l, 48);
-                memcpy(cw.l + 6, hi.l, 48);
-            } else if (v == 2) {
-                memset(cw.l, 0xff, 48);
-                memcpy(cw.l + 6, g16__fp_modulus, 48);
-                cw.l[6] -= 1;
-            }
-            memcpy(&W, &cw, sizeof W);
-            gfp_redc(&z, &W);
-            g16__fp_redc(&want, &cw);
-            if (memcmp(&z, &want, sizeof z) != 0)
-                fail_msg("gfp_redc differs from the CPU at iteration %d (case %d)", i, v);
-        }
-        /* the dedicated squaring and the products against the CPU field */
-        gfp_sqr(&z, (const gfp *)(const void *)&a);
-        g16__fp_sqr(&want, &a);
-        if (memcmp(&z, &want, sizeof z) != 0)
-            fail_msg("gfp_sqr differs from the CPU at iteration %d", i);
-        /* a·b − c·d, with the wide difference negative about half of the time */
-        gfp_mulsub(&z, (const gfp *)(const void *)&a, (const gfp *)(const void *)&b,
-                   (const gfp *)(const void *)&c, (const gfp *)(const void *)&d);
-        g16__fp_mul(&want, &a, &b);
-        g16__fp_mul(&w2, &c, &d);
-        g16__fp_sub(&want, &want, &w2);
-        if (memcmp(&z, &want, sizeof z) != 0)
-            fail_msg("gfp_mulsub differs from the CPU at iteration %d", i);
-        gfp_mul_wide(&W, (const gfp *)(const void *)&a, (const gfp *)(const void *)&b);
-        gfp_mul_wide(&V, (const gfp *)(const void *)&c, (const gfp *)(const void *)&d);
-        memcpy(&cv, &V, sizeof cv);
-        memcpy(&cw, &W, sizeof cw);
-        for (int j = 11; j >= 0; j--)
-            if (cw.l[j] != cv.l[j]) {
-                sub_borrow += cw.l[j] < cv.l[j];
-                break;
-            }
-        /* Fp2 */
-        g16_fp2 A, B, C, D, want2, t2;
-        gfp2 r2;
-        A.c0 = a;
-        A.c1 = b;
-        B.c0 = c;
-        B.c1 = d;
-        fp_gen(&C.c0, i + 11);
-        fp_gen(&C.c1, i + 13);
-        fp_gen(&D.c0, 7 * i + 3);
-        fp_gen(&D.c1, 7 * i + 1);
-        gfp2_mul_inl(&r2, (const gfp2 *)(const void *)&A, (const gfp2 *)(const void *)&B);
-        g16__fp2_mul(&want2, &A, &B);
-        if (memcmp(&r2, &want2, sizeof r2) != 0)
-            fail_msg("gfp2_mul differs from the CPU at iteration %d", i);
-        gfp2_sqr_inl(&r2, (const gfp2 *)(const void *)&A);
-        g16__fp2_sqr(&want2, &A);
-        if (memcmp(&r2, &want2, sizeof r2) != 0)
-            fail_msg("gfp2_sqr differs from the CPU at iteration %d", i);
-        gfp2_mulsub_inl(&r2, (const gfp2 *)(const void *)&A, (const gfp2 *)(const void *)&B,
-                        (const gfp2 *)(const void *)&C, (const gfp2 *)(const void *)&D);
-        g16__fp2_mul(&want2, &A, &B);
-        g16__fp2_mul(&t2, &C, &D);
-        g16__fp2_sub(&want2, &want2, &t2);
-        if (memcmp(&r2, &want2, sizeof r2) != 0)
-            fail_msg("gfp2_mulsub differs from the CPU at iteration %d", i);
-    }
-    printf("  lazy reduction: %d iterations agree with the CPU (%d with a negative wide difference)\n",
-           tu_iters(3000), sub_borrow);
-    assert_true(sub_borrow > tu_iters(3000) / 8);
 }
 
 /* ---------------------------------------------------------------- host simulation */
@@ -872,8 +727,7 @@ int main(void)
 {
     tu_seed("test_gpu_msm");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fp_lazy), cmocka_unit_test(test_digits_plan),
-        cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
+        cmocka_unit_test(test_digits_plan), cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
         cmocka_unit_test(test_sim_levels),  cmocka_unit_test(test_no_device_paths), cmocka_unit_test(test_dev_edges),
         cmocka_unit_test(test_dev_batch),   cmocka_unit_test(test_dev_sizes),
     };

@@ -102,62 +102,20 @@ G16_HD void gfp2_neg(gfp2 *r, const gfp2 *a)
     gfp_neg(&r->c0, &a->c0);
     gfp_neg(&r->c1, &a->c1);
 }
-/* Karatsuba with lazy reduction: the three Fp products wide (gfp_mul_wide), combined as
- * 768-bit integers, two reductions: c0 = a0b0 − a1b1 (mod p·R), c1 = (a0 + a1)(b0 + b1) − a0b0 −
- * a1b1 = a0b1 + a1b0 < 2p² (the sums unreduced, < 2p): 3·288 + 2·300 = 1464 IMAD instead of
- * 3·588. Both wide coefficients are < p·R, so wide results add and subtract (gfp_wide_sub) before
- * their reduction (gfp2_mulsub). The _inl forms are inlined where they are called (the level-0
- * accumulation's register-resident mixed addition); gfp2_mul / gfp2_sqr / gfp2_mulsub are the
- * same products as calls, for every other caller (see "small helpers"). */
-typedef struct {
-    gfp_wide c0, c1;
-} gfp2_wide;
-
-G16_HD void gfp2_mul_wide(gfp2_wide *r, const gfp2 *a, const gfp2 *b)
-{
-    gfp_wide t0, t1, s;
-    gfp sa, sb;
-    gfp_mul_wide(&t0, &a->c0, &b->c0);
-    gfp_mul_wide(&t1, &a->c1, &b->c1);
-    gfp_wide_add(&s, &t0, &t1);
-    gfp_wide_sub(&r->c0, &t0, &t1);
-    gfp_add_nr(&sa, &a->c0, &a->c1);
-    gfp_add_nr(&sb, &b->c0, &b->c1);
-    gfp_mul_wide(&t0, &sa, &sb);
-    gfp_wide_sub(&r->c1, &t0, &s); /* never negative */
-}
-G16_HD void gfp2_redc(gfp2 *r, const gfp2_wide *t)
-{
-    gfp_redc(&r->c0, &t->c0);
-    gfp_redc(&r->c1, &t->c1);
-}
-/* The same as gfp2_mul_wide + gfp2_redc, with c0 reduced before the third product (12 live
- * registers instead of 24 across it). */
+/* Karatsuba: 3 Fp products. The _inl forms are inlined where they are called (the level-0
+ * accumulation's register-resident mixed addition); gfp2_mul / gfp2_sqr are the same products as
+ * calls, for every other caller (see "small helpers"). */
 G16_HD void gfp2_mul_inl(gfp2 *r, const gfp2 *a, const gfp2 *b)
 {
-    gfp_wide t0, t1, s;
-    gfp sa, sb, c0;
-    gfp_mul_wide(&t0, &a->c0, &b->c0);
-    gfp_mul_wide(&t1, &a->c1, &b->c1);
-    gfp_wide_add(&s, &t0, &t1);
-    gfp_wide_sub(&t0, &t0, &t1);
-    gfp_redc(&c0, &t0);
-    gfp_add_nr(&sa, &a->c0, &a->c1);
-    gfp_add_nr(&sb, &b->c0, &b->c1);
-    gfp_mul_wide(&t0, &sa, &sb);
-    gfp_wide_sub(&t0, &t0, &s); /* never negative */
-    gfp_redc(&r->c1, &t0);
-    r->c0 = c0;
-}
-/* r = a·b − c·d, reduced once per coefficient (2928 → 2328 IMAD). */
-G16_HD void gfp2_mulsub_inl(gfp2 *r, const gfp2 *a, const gfp2 *b, const gfp2 *c, const gfp2 *d)
-{
-    gfp2_wide x, y;
-    gfp2_mul_wide(&x, a, b);
-    gfp2_mul_wide(&y, c, d);
-    gfp_wide_sub(&x.c0, &x.c0, &y.c0);
-    gfp_wide_sub(&x.c1, &x.c1, &y.c1);
-    gfp2_redc(r, &x);
+    gfp t0, t1, t2, sa, sb;
+    gfp_mul(&t0, &a->c0, &b->c0);
+    gfp_mul(&t1, &a->c1, &b->c1);
+    gfp_add(&sa, &a->c0, &a->c1);
+    gfp_add(&sb, &b->c0, &b->c1);
+    gfp_mul(&t2, &sa, &sb);
+    gfp_sub(&r->c0, &t0, &t1);
+    gfp_sub(&t2, &t2, &t0);
+    gfp_sub(&r->c1, &t2, &t1);
 }
 /* (a0 + a1 u)² = (a0 + a1)(a0 − a1) + 2 a0 a1 u: 2 Fp products. */
 G16_HD void gfp2_sqr_inl(gfp2 *r, const gfp2 *a)
@@ -171,17 +129,9 @@ G16_HD void gfp2_sqr_inl(gfp2 *r, const gfp2 *a)
 }
 G16_NI void gfp2_mul(gfp2 *r, const gfp2 *a, const gfp2 *b) { gfp2_mul_inl(r, a, b); }
 G16_NI void gfp2_sqr(gfp2 *r, const gfp2 *a) { gfp2_sqr_inl(r, a); }
-G16_NI void gfp2_mulsub(gfp2 *r, const gfp2 *a, const gfp2 *b, const gfp2 *c, const gfp2 *d)
-{
-    gfp2_mulsub_inl(r, a, b, c, d);
-}
 /* Fp's products are always inline; the names let msm_curve.cuh's inline code use one spelling. */
 G16_HD void gfp_mul_inl(gfp *r, const gfp *a, const gfp *b) { gfp_mul(r, a, b); }
 G16_HD void gfp_sqr_inl(gfp *r, const gfp *a) { gfp_sqr(r, a); }
-G16_HD void gfp_mulsub_inl(gfp *r, const gfp *a, const gfp *b, const gfp *c, const gfp *d)
-{
-    gfp_mulsub(r, a, b, c, d);
-}
 G16_HD int gfp2_is_zero(const gfp2 *a) { return gfp_is_zero(&a->c0) && gfp_is_zero(&a->c1); }
 G16_HD void gfp2_set_zero(gfp2 *r)
 {

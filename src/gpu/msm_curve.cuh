@@ -62,11 +62,13 @@ G16_NI void MSM_P(dbl)(MSM_P(xyzz) *r, const MSM_P(xyzz) *a)
     MSM_F(add)(&m, &m, &t);       /* M = 3X² */
     MSM_F(mul)(&r->zz, &a->zz, &v);
     MSM_F(mul)(&r->zzz, &a->zzz, &w);
+    MSM_F(mul)(&w, &w, &a->y);    /* W·Y (a->y read before r->y is written) */
     MSM_F(sqr)(&t, &m);
     MSM_F(sub)(&t, &t, &s);
     MSM_F(sub)(&t, &t, &s);       /* X3 = M² − 2S */
     MSM_F(sub)(&s, &s, &t);
-    MSM_F(mulsub)(&r->y, &m, &s, &w, &a->y); /* Y3 = M(S − X3) − W·Y, one reduction */
+    MSM_F(mul)(&s, &m, &s);       /* M(S − X3) */
+    MSM_F(sub)(&r->y, &s, &w);    /* Y3 = M(S − X3) − W·Y */
     r->x = t;
 }
 
@@ -106,7 +108,9 @@ G16_NI void MSM_P(madd)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
     MSM_F(sub)(&t, &t, &q);
     MSM_F(sub)(&t, &t, &q);      /* X3 = R² − PPP − 2Q */
     MSM_F(sub)(&q, &q, &t);
-    MSM_F(mulsub)(&r->y, &s2, &q, &r->y, &ppp); /* Y3 = R(Q − X3) − Y1·PPP, one reduction */
+    MSM_F(mul)(&q, &s2, &q);     /* R(Q − X3) */
+    MSM_F(mul)(&ppp, &r->y, &ppp);
+    MSM_F(sub)(&r->y, &q, &ppp); /* Y3 = R(Q − X3) − Y1·PPP */
     r->x = t;
 }
 
@@ -150,7 +154,9 @@ G16_HD void MSM_P(madd_inl)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
     MSM_F(sub)(&t, &t, &q);
     MSM_F(sub)(&t, &t, &q);      /* X3 = R² − PPP − 2Q */
     MSM_F(sub)(&q, &q, &t);
-    MSM_F(mulsub_inl)(&r->y, &s2, &q, &r->y, &ppp); /* Y3 = R(Q − X3) − Y1·PPP, one reduction */
+    MSM_F(mul_inl)(&q, &s2, &q); /* R(Q − X3) */
+    MSM_F(mul_inl)(&ppp, &r->y, &ppp);
+    MSM_F(sub)(&r->y, &q, &ppp); /* Y3 = R(Q − X3) − Y1·PPP */
     r->x = t;
 }
 
@@ -208,7 +214,9 @@ G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b)
     MSM_F(sub)(&t, &t, &q);
     MSM_F(sub)(&t, &t, &q);
     MSM_F(sub)(&q, &q, &t);
-    MSM_F(mulsub)(&r->y, &s2, &q, &s1, &ppp); /* Y3 = R(Q − X3) − S1·PPP */
+    MSM_F(mul)(&q, &s2, &q);
+    MSM_F(mul)(&ppp, &s1, &ppp);
+    MSM_F(sub)(&r->y, &q, &ppp);
     r->x = t;
 }
 
