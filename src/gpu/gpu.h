@@ -165,8 +165,8 @@ g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsigned log_n, 
 void g16__gpu_ntt_destroy(g16__gpu_ntt *d); /* NULL is a no-op */
 unsigned g16__gpu_ntt_log_n(const g16__gpu_ntt *d);
 
-/* Threads per block of the pass kernel (32..512, a multiple of 32; default 256): a tuning knob
- * for benchmarks. G16_ERR_ARG otherwise. */
+/* Threads per block of the pass kernel (32..512, a multiple of 32; default 256 below 2^22, 128
+ * from 2^22, see ntt.cu): a tuning knob for benchmarks. G16_ERR_ARG otherwise. */
 g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads);
 /* Stages one per shared-memory round trip (0) or in pairs (1); a tuning knob for benchmarks. */
 void g16__gpu_ntt_set_radix4(g16__gpu_ntt *d, int on);

@@ -19,16 +19,19 @@
  * __launch_bounds__(threads, blocks per SM), so ptxas keeps to the registers that let those
  * blocks fit:
  *   threads radix elements blocks/SM warps/SM registers
- *   256     r2    2^10     4         32       <= 64      default
+ *   256     r2    2^10     4         32       <= 64      default below 2^22
  *   256     r4    2^11     3         24       <= 80
  *   512     r2    2^11     2         32       <= 64
  *   512     r4    2^11     1         16       <= 128  (the first device run's 512 r4)
- *   128     r2/r4 2^10     6         24       <= 80
+ *   128     r2/r4 2^10     6         24       <= 80      default (r2) from 2^22
  *   384     r2/r4 2^11     2         24       <= 80
  *   other multiples of 32 up to 512: 2^11 elements, no bound (the first run's kernel).
  * The elements per block change the pass plan (ntt_tables.elems_log: passes of at most 10 stages
  * for 2^10), which the host simulation checks for both sizes. */
-#define NTT_THREADS_DEFAULT 256
+/* Default variant by size, from the device run of 2026-12-02 16:55 UTC (bench/RESULTS.md): 256 r2
+ * is fastest up to 2^21 (2^16: 0.050 ms against 0.062 for 128 r2), 128 r2 from 2^22 up (2^27:
+ * 44.8 ms against 46.2 for 256 r2: 6 blocks of 4 warps per SM wait less at the barriers). */
+#define NTT_THREADS_DEFAULT(log_n) ((log_n) >= 22 ? 128u : 256u)
 #define NTT_RADIX4_DEFAULT 0
 
 typedef void (*pass_kernel_fn)(const ntt_pass);
@@ -190,7 +193,7 @@ extern "C" g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsig
     }
     d->g = g;
     d->log_n = log_n;
-    d->threads = NTT_THREADS_DEFAULT;
+    d->threads = NTT_THREADS_DEFAULT(log_n);
     st = g16__gpu_alloc(g, (void **)&d->tables, bytes, "ntt tables", err);
     if (st != G16_OK)
         goto cleanup;
