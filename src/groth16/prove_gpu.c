@@ -12,6 +12,7 @@
 #include "curve/g1.h"
 #include "curve/g2.h"
 #include "util/error.h"
+#include "util/threads.h"
 #include "util/trace.h"
 
 enum { Q_H, Q_L, Q_A, Q_B1, Q_B2, Q_COUNT };
@@ -31,30 +32,87 @@ struct g16__gpu_prover {
     size_t chunk; /* streaming: points per uploaded chunk of a query */
 };
 
-static int dens_bit(const uint64_t *bits, uint64_t i) { return (int)((bits[i / 64] >> (i % 64)) & 1); }
+/* Compaction of the values whose density bit is set, on all threads: the bitmap is cut into
+ * blocks of COMPACT_WORDS words; the first pass counts each block's bits, a prefix sum gives
+ * each block's output offset, the second pass copies. (Serial, it took ~0.3 s per query at 2^26
+ * on the device's host: 2 GB read and written by one core.) */
+#define COMPACT_WORDS 1024u
+
+typedef struct {
+    g16_fr *out;
+    const g16_fr *src;
+    uint64_t n;
+    const uint64_t *bits;
+    size_t *offset; /* per block: count (pass 1), then first output index (pass 2) */
+    int pass;
+} compact_job;
+
+static void compact_blocks(void *ctx, size_t begin, size_t end)
+{
+    compact_job *j = ctx;
+    for (size_t blk = begin; blk < end; blk++) {
+        uint64_t w0 = (uint64_t)blk * COMPACT_WORDS, w1 = w0 + COMPACT_WORDS, words = (j->n + 63) / 64;
+        if (w1 > words)
+            w1 = words;
+        if (j->pass == 1) {
+            size_t c = 0;
+            for (uint64_t w = w0; w < w1; w++)
+                c += (size_t)__builtin_popcountll(j->bits[w]);
+            j->offset[blk] = c;
+            continue;
+        }
+        size_t k = j->offset[blk];
+        for (uint64_t w = w0; w < w1; w++)
+            for (uint64_t m = j->bits[w]; m; m &= m - 1)
+                j->out[k++] = j->src[w * 64 + (uint64_t)__builtin_ctzll(m)];
+    }
+}
+
+/* out[0..count) = src[i] for the set bits i < n of bits (unused high bits are zero, r1cs.h);
+ * returns count. offsets: scratch of at least compact_blocks_for(n) entries. */
+static size_t compact_blocks_for(uint64_t n) { return (size_t)(((n + 63) / 64 + COMPACT_WORDS - 1) / COMPACT_WORDS); }
+
+static size_t compact(g16_fr *out, const g16_fr *src, uint64_t n, const uint64_t *bits, size_t *offsets)
+{
+    size_t nb = compact_blocks_for(n), total = 0;
+    compact_job j = {out, src, n, bits, offsets, 1};
+    g16__parallel_for(nb, 1, compact_blocks, &j);
+    for (size_t b = 0; b < nb; b++) {
+        size_t c = offsets[b];
+        offsets[b] = total;
+        total += c;
+    }
+    j.pass = 2;
+    g16__parallel_for(nb, 1, compact_blocks, &j);
+    return total;
+}
+
+static size_t *compact_scratch(const struct g16_r1cs *r)
+{
+    uint64_t m = r->num_aux > r->num_inputs ? r->num_aux : r->num_inputs;
+    return malloc((compact_blocks_for(m) + 1) * sizeof(size_t));
+}
 
 size_t g16__prove_a_scalars(g16_fr *out, const struct g16_r1cs *r, const g16_fr *w)
 {
-    size_t k = 0;
-    const uint64_t *d = r->density[G16__DENS_A_AUX];
-    for (uint64_t i = 0; i < r->num_inputs; i++)
-        out[k++] = w[i];
-    for (uint64_t i = 0; i < r->num_aux; i++)
-        if (dens_bit(d, i))
-            out[k++] = w[r->num_inputs + i];
+    size_t *off = compact_scratch(r);
+    if (!off)
+        return (size_t)-1;
+    memcpy(out, w, r->num_inputs * sizeof *w);
+    size_t k = r->num_inputs + compact(out + r->num_inputs, w + r->num_inputs, r->num_aux,
+                                       r->density[G16__DENS_A_AUX], off);
+    free(off);
     return k;
 }
 
 size_t g16__prove_b_scalars(g16_fr *out, const struct g16_r1cs *r, const g16_fr *w)
 {
-    size_t k = 0;
-    const uint64_t *di = r->density[G16__DENS_B_INPUT], *da = r->density[G16__DENS_B_AUX];
-    for (uint64_t i = 0; i < r->num_inputs; i++)
-        if (dens_bit(di, i))
-            out[k++] = w[i];
-    for (uint64_t i = 0; i < r->num_aux; i++)
-        if (dens_bit(da, i))
-            out[k++] = w[r->num_inputs + i];
+    size_t *off = compact_scratch(r);
+    if (!off)
+        return (size_t)-1;
+    size_t k = compact(out, w, r->num_inputs, r->density[G16__DENS_B_INPUT], off);
+    k += compact(out + k, w + r->num_inputs, r->num_aux, r->density[G16__DENS_B_AUX], off);
+    free(off);
     return k;
 }
 
@@ -326,6 +384,10 @@ g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const
     g16__span sp = g16__span_begin("gpu.compact_a");
     size_t k = g16__prove_a_scalars(gp->scal, r, w);
     g16__span_end(sp);
+    if (k == (size_t)-1) {
+        st = g16__error(err, G16_ERR_NOMEM, "a query: compaction scratch");
+        goto cleanup;
+    }
     if (k != gp->p->n_a) {
         st = g16__error(err, G16_ERR_SIZE_MISMATCH, "a query: %zu scalars for %llu points", k,
                         (unsigned long long)gp->p->n_a);
@@ -336,6 +398,10 @@ g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const
     sp = g16__span_begin("gpu.compact_b");
     k = g16__prove_b_scalars(gp->scal, r, w);
     g16__span_end(sp);
+    if (k == (size_t)-1) {
+        st = g16__error(err, G16_ERR_NOMEM, "b queries: compaction scratch");
+        goto cleanup;
+    }
     if (k != gp->p->n_b_g1 || k != gp->p->n_b_g2) {
         st = g16__error(err, G16_ERR_SIZE_MISMATCH, "b queries: %zu scalars for %llu / %llu points", k,
                         (unsigned long long)gp->p->n_b_g1, (unsigned long long)gp->p->n_b_g2);

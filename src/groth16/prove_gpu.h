@@ -62,7 +62,8 @@ g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const
 
 /* Scalars of the a and b queries in the parameters' order (bellman's density filtering):
  * a: w[0 .. num_inputs) then the aux values whose A-density bit is set (returns the count);
- * b: the input values with their B-density bit, then the aux values with theirs. */
+ * b: the input values with their B-density bit, then the aux values with theirs. On all threads;
+ * (size_t)-1 when the small scratch for the block offsets cannot be allocated. */
 size_t g16__prove_a_scalars(g16_fr *out, const struct g16_r1cs *r, const g16_fr *w);
 size_t g16__prove_b_scalars(g16_fr *out, const struct g16_r1cs *r, const g16_fr *w);
 
