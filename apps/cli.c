@@ -64,6 +64,17 @@ int cli_parse(int argc, char **argv, cli_opt *opts, size_t nopts, const char *us
     return 0;
 }
 
+int cli_require_all(const char *cmd, const cli_opt *opts, size_t nopts)
+{
+    for (size_t i = 0; i < nopts; i++)
+        if (!opts[i].set) {
+            fprintf(stderr, "g16 %s: %s%s%s is required\n", cmd, opts[i].name, opts[i].arg ? " " : "",
+                    opts[i].arg ? opts[i].arg : "");
+            return 2;
+        }
+    return 0;
+}
+
 int cli_u64(const char *cmd, const cli_opt *o, uint64_t *out)
 {
     const char *s = o->value;

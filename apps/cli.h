@@ -28,6 +28,9 @@ int cli_parse(int argc, char **argv, cli_opt *opts, size_t nopts, const char *us
 cli_opt *cli_find(cli_opt *opts, size_t nopts, const char *name);
 /* Parses an unsigned integer option (decimal, 0x hex, or a power like 2^14). -1 on error (printed). */
 int cli_u64(const char *cmd, const cli_opt *o, uint64_t *out);
+/* 0 when every option of opts[0..nopts) was given; else prints "g16 CMD: --name FILE is
+ * required" for the first missing one and returns 2 (the exit status for usage errors). */
+int cli_require_all(const char *cmd, const cli_opt *opts, size_t nopts);
 
 /* Prints "g16 <cmd>: <text>[: detail]" to stderr and returns 2. */
 int cli_fail(const char *cmd, g16_status st, const g16_error *err, const char *what);

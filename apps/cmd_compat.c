@@ -270,11 +270,8 @@ int g16__app_verify_json(int argc, char **argv)
                        "Verifies a snarkjs Groth16 proof (BLS12-381). Exit 0: valid; 1: invalid; 2: error.");
     if (rc)
         return rc < 0 ? 2 : 0;
-    for (size_t i = 0; i < NOPTS(opts); i++)
-        if (!opts[i].set) {
-            fprintf(stderr, "g16 verify: %s FILE is required\n", opts[i].name);
-            return 2;
-        }
+    if (cli_require_all("verify", opts, NOPTS(opts)))
+        return 2;
     g16_error err = {0};
     g16_status st;
     uint8_t *text[3] = {NULL, NULL, NULL};

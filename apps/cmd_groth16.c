@@ -236,11 +236,8 @@ int g16__app_verify(int argc, char **argv)
                        "Verifies proofs. Exit status 0: all valid; 1: some proof is invalid; 2: error.");
     if (rc)
         return rc < 0 ? 2 : 0;
-    for (size_t i = 0; i < NOPTS(opts); i++)
-        if (!opts[i].set) {
-            fprintf(stderr, "g16 verify: %s FILE is required\n", opts[i].name);
-            return 2;
-        }
+    if (cli_require_all("verify", opts, NOPTS(opts)))
+        return 2;
     g16_error err = {0};
     g16_status st;
     g16_vk *vk = NULL;
