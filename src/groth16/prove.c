@@ -458,6 +458,21 @@ static const g16_pvk *batch_pvk(const batch *b)
     return (b->flags & G16_PROVE_NO_VERIFY) ? NULL : b->pv->pvk;
 }
 
+/* Both stages of each claimed circuit on this thread, one circuit at a time (a CPU worker; a GPU
+ * worker whose synth thread could not start). */
+static void serial_run(batch *b, worker *wk)
+{
+    g16_error e = {0, ""};
+    for (size_t i; (i = batch_claim(b)) < b->count;) {
+        g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, &e);
+        if (st == G16_OK)
+            st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], batch_pvk(b),
+                              &b->rs[2 * i], &b->rs[2 * i + 1], &e);
+        if (st != G16_OK)
+            batch_fail(b, i, st, &e);
+    }
+}
+
 /* A GPU worker's two stages: the synth thread claims circuits and fills the two a/b/c slots in
  * turn (check + SpMV on the CPU); the worker's own thread takes them in the same order for the
  * GPU stage. Slot states: FREE -> (synth) -> READY -> (GPU stage) -> FREE. */
@@ -517,15 +532,7 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
     pthread_mutex_init(&pc.mu, NULL);
     pthread_cond_init(&pc.cv, NULL);
     if (pthread_create(&th, NULL, synth_main, &pc) != 0) {
-        /* no second thread: both stages here, one circuit at a time */
-        for (size_t i; (i = batch_claim(b)) < b->count;) {
-            g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, &e);
-            if (st == G16_OK)
-                st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], batch_pvk(b),
-                                  &b->rs[2 * i], &b->rs[2 * i + 1], &e);
-            if (st != G16_OK)
-                batch_fail(b, i, st, &e);
-        }
+        serial_run(b, wk); /* no second thread: both stages here, one circuit at a time */
         goto cleanup;
     }
     for (int slot = 0;; slot ^= 1) {
@@ -561,21 +568,13 @@ static void *worker_main(void *arg)
     worker_arg *wa = arg;
     batch *b = wa->b;
     worker *wk = &b->pv->wk[wa->index];
-    g16_error e = {0, ""};
     if (wa->index > 0)
         name_thread("prove worker", wa->index);
     if (wk->gp) {
         gpu_worker_run(b, wk, wa->index);
         return NULL;
     }
-    for (size_t i; (i = batch_claim(b)) < b->count;) {
-        g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, &e);
-        if (st == G16_OK)
-            st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], batch_pvk(b),
-                              &b->rs[2 * i], &b->rs[2 * i + 1], &e);
-        if (st != G16_OK)
-            batch_fail(b, i, st, &e);
-    }
+    serial_run(b, wk);
     return NULL;
 }
 
