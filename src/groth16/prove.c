@@ -183,7 +183,7 @@ static void free_h_buffers(h_buffers *hb)
     memset(hb, 0, sizeof *hb);
 }
 
-/* a, b, c for one worker: page-locked for a GPU worker (the H step copies them both ways), else
+/* a, b, c for one worker: page-locked for a GPU worker (the H step copies them to the device), else
  * (or when pinning fails) ordinary large allocations. */
 static g16_status alloc_h_buffers(h_buffers *hb, size_t n, int pin, g16_error *err)
 {
