@@ -71,6 +71,11 @@ expect 2 "verify with a missing key file" -- "$G16" verify --vk "$dir/none" --pr
 # backends: a bad name, and the CPU explicitly
 expect 2 "prove --backend tpu" -- "$G16" prove --circuit bits --constraints 1024 --params "$dir/bits.params" --proof "$dir/x" --backend tpu
 expect 0 "prove --backend cpu" -- "$G16" prove --circuit bits --constraints 1024 --params "$dir/bits.params" --proof "$dir/x" --backend cpu
+# the GPU backend without a GPU: a clear error (exit 2), never a CPU proof in disguise
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  expect 2 "prove --backend gpu without a GPU" -- "$G16" prove --circuit bits --constraints 1024 --params "$dir/bits.params" --proof "$dir/x" --backend gpu --devices 0
+  grep -q "no CUDA" "$dir/err" && ok || bad "--backend gpu without a GPU: message"
+fi
 # parameters of the wrong circuit size
 expect 2 "prove with parameters of another size" -- "$G16" prove --circuit bits --constraints 2048 --params "$dir/bits.params" --proof "$dir/x"
 grep -q "do not match" "$dir/err" && ok || bad "size mismatch: message"
