@@ -350,7 +350,8 @@ g16_status g16_setup(g16_params **out, const g16_r1cs *r1cs, const g16_setup_opt
  * e.g. "0,1"; an index may repeat (two workers sharing a card); "all" or NULL with G16_DEVICES
  * unset: every visible device. The circuits of a batch go to whichever worker is free; at most
  * `count` workers start. A GPU worker runs the H step and the five MSMs; the parameters' queries
- * stay on its device for the whole batch when they fit, else each is uploaded for its MSM. */
+ * stay on its device for the whole batch when they fit, else they are streamed to it in chunks
+ * for each MSM. */
 typedef struct {
     unsigned flags;
     const g16_fr *r, *s;
@@ -367,8 +368,8 @@ g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs
  * destroy. create reads backend, devices and max_workers from opts (NULL: defaults); prove reads
  * flags, r and s (as g16_prove). The prover borrows params and r1cs: both must outlive it.
  * Calls on one prover are serialized (a second caller waits); provers are independent.
- * g16_prover_destroy frees everything (device memory included) before it returns; NULL is a
- * no-op. g16_prover_workers gives the number of workers (1 for the CPU backend). */
+ * g16_prover_destroy frees the device memory before it returns and hands the large host buffers
+ * to the background freeing thread; NULL is a no-op. g16_prover_workers gives the number of workers (1 for the CPU backend). */
 typedef struct g16_prover g16_prover;
 g16_status g16_prover_create(g16_prover **out, const g16_params *params, const g16_r1cs *r1cs,
                              const g16_prove_opts *opts, g16_error *err);
