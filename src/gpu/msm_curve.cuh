@@ -72,51 +72,9 @@ G16_NI void MSM_P(dbl)(MSM_P(xyzz) *r, const MSM_P(xyzz) *a)
     r->x = t;
 }
 
-/* r += (neg ? −p : p); p affine, not infinity. */
-G16_NI void MSM_P(madd)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
-{
-    MSM_FE u2, s2, pp, ppp, q, t, py;
-    if (MSM_P(is_inf)(r)) {
-        MSM_P(from_aff)(r, p, neg);
-        return;
-    }
-    if (neg)
-        MSM_F(neg)(&py, &p->y);
-    else
-        py = p->y;
-    MSM_F(mul)(&u2, &p->x, &r->zz);
-    MSM_F(mul)(&s2, &py, &r->zzz);
-    MSM_F(sub)(&u2, &u2, &r->x); /* P = U2 − X1 */
-    MSM_F(sub)(&s2, &s2, &r->y); /* R = S2 − Y1 */
-    if (MSM_F(is_zero)(&u2)) {
-        if (MSM_F(is_zero)(&s2)) {
-            MSM_P(xyzz) a;
-            MSM_P(from_aff)(&a, p, neg);
-            MSM_P(dbl)(r, &a);
-        } else {
-            MSM_P(set_inf)(r);
-        }
-        return;
-    }
-    MSM_F(sqr)(&pp, &u2);
-    MSM_F(mul)(&ppp, &pp, &u2);
-    MSM_F(mul)(&q, &r->x, &pp);
-    MSM_F(mul)(&r->zz, &r->zz, &pp);
-    MSM_F(mul)(&r->zzz, &r->zzz, &ppp);
-    MSM_F(sqr)(&t, &s2);
-    MSM_F(sub)(&t, &t, &ppp);
-    MSM_F(sub)(&t, &t, &q);
-    MSM_F(sub)(&t, &t, &q);      /* X3 = R² − PPP − 2Q */
-    MSM_F(sub)(&q, &q, &t);
-    MSM_F(mul)(&q, &s2, &q);     /* R(Q − X3) */
-    MSM_F(mul)(&ppp, &r->y, &ppp);
-    MSM_F(sub)(&r->y, &q, &ppp); /* Y3 = R(Q − X3) − Y1·PPP */
-    r->x = t;
-}
-
-/* The same sum inline (G16_HD): the level-0 accumulation's hot loop, where r and p stay in
- * registers (through the call above, the accumulator lives on the stack and every product
- * reloads its operands from it). The rare cases (equal or opposite x) leave the inline path: a
+/* r += (neg ? −p : p); p affine, not infinity. Inline (G16_HD) for the level-0 accumulation's hot
+ * loop, where r and p stay in registers (through a call, the accumulator lives on the stack and
+ * every product reloads its operands from it). The rare cases (equal or opposite x) leave the inline path: a
  * doubling of ±p as a call, on a copy, so that r's address is never taken. */
 G16_HD void MSM_P(madd_inl)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
 {
@@ -159,6 +117,9 @@ G16_HD void MSM_P(madd_inl)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
     MSM_F(sub)(&r->y, &q, &ppp); /* Y3 = R(Q − X3) − Y1·PPP */
     r->x = t;
 }
+
+/* The same sum as a call (the kernels outside the level-0 hot loop: one copy of the code each). */
+G16_NI void MSM_P(madd)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg) { MSM_P(madd_inl)(r, p, neg); }
 
 /* *r = *p; on the device as 128-bit read-only loads (the level-0 base reads are random: 6 / 12
  * requests per point instead of 24 / 48; affine points are 16-byte aligned in their arrays). */
