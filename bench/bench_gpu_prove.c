@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "g16.h"
 #include "gpu/gpu.h"
 #include "gpu/msm_gpu.h"
@@ -27,18 +28,6 @@
 #include "r1cs/r1cs.h"
 #include "util/trace.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double span_ms(const char *path)
-{
-    g16__trace_stat st;
-    return g16__trace_query(path, &st) == G16_OK ? st.total_ns / 1e6 : 0;
-}
 
 /* n random points of the group into dst (host), generated on the device. */
 static int random_points(g16__gpu *g, int g2, void *dst, size_t n, uint64_t seed)
@@ -114,7 +103,7 @@ int main(int argc, char **argv)
         g16_r1cs *r = NULL;
         struct g16_params *p = NULL;
         uint64_t m = (1ull << lg) - 64; /* room for the input constraints: the domain stays 2^lg */
-        double t0 = now();
+        double t0 = bench_now_s();
         if (g16_demo_circuit(&cs, kind, m, 7, &err) || g16_cs_finalize(cs, &r, &err)) {
             printf("| %u | circuit: %s |\n", lg, err.msg);
             return 1;
@@ -125,29 +114,29 @@ int main(int argc, char **argv)
             printf("| %u | witness failed |\n", lg);
             return 1;
         }
-        double synth = now() - t0;
-        t0 = now();
+        double synth = bench_now_s() - t0;
+        t0 = bench_now_s();
         if (random_params(g, r, &p))
             return 1;
-        fprintf(stderr, "2^%u: synthesis %.1f s, random parameters %.1f s\n", lg, synth, now() - t0);
+        fprintf(stderr, "2^%u: synthesis %.1f s, random parameters %.1f s\n", lg, synth, bench_now_s() - t0);
         const g16_fr **ws = malloc(batch * sizeof *ws);
         g16_proof *proofs = malloc(batch * sizeof *proofs);
         for (size_t i = 0; i < batch; i++)
             ws[i] = w;
         g16_prove_opts po = {.flags = G16_PROVE_NO_VERIFY, .backend = "gpu", .devices = devices};
         g16_prover *pv = NULL;
-        t0 = now();
+        t0 = bench_now_s();
         if (g16_prover_create(&pv, p, r, &po, &err) != G16_OK) {
             printf("| %u | prover: %s |\n", lg, err.msg);
             return 1;
         }
-        double create_ms = (now() - t0) * 1e3;
+        double create_ms = (bench_now_s() - t0) * 1e3;
         for (int run = 0; run < 2; run++) {
             g16__trace_reset();
             g16__trace_enable(G16__TRACE_RECORD);
-            t0 = now();
+            t0 = bench_now_s();
             g16_status st = g16_prover_prove(pv, proofs, ws, batch, &po, &err);
-            double ms = (now() - t0) * 1e3;
+            double ms = (bench_now_s() - t0) * 1e3;
             g16__trace_enable(0);
             if (st != G16_OK) {
                 printf("| %u | %d | prove: %s |\n", lg, run, err.msg);
@@ -159,19 +148,19 @@ int main(int argc, char **argv)
             getrusage(RUSAGE_SELF, &ru);
             printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
                    "%.1f | %.1f | %.2f |\n",
-                   lg, run, ms, ms / (double)batch, span_ms("prove.synth/r1cs.check"),
-                   span_ms("prove.synth/spmv"), span_ms("prove/prove.circuit/ntt.h.gpu"),
-                   span_ms("prove/prove.circuit/msm.h.gpu"), span_ms("prove/prove.circuit/msm.l.gpu"),
-                   span_ms("prove/prove.circuit/msm.a.gpu"), span_ms("prove/prove.circuit/msm.b_g1.gpu"),
-                   span_ms("prove/prove.circuit/msm.b_g2.gpu"),
-                   span_ms("prove/prove.circuit/gpu.compact_a") + span_ms("prove/prove.circuit/gpu.compact_b"),
-                   span_ms("prove/prove.circuit/prove.assemble"),
-                   span_ms("prove/wait.synth"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0);
+                   lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
+                   bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
+                   bench_span_ms("prove/prove.circuit/msm.h.gpu"), bench_span_ms("prove/prove.circuit/msm.l.gpu"),
+                   bench_span_ms("prove/prove.circuit/msm.a.gpu"), bench_span_ms("prove/prove.circuit/msm.b_g1.gpu"),
+                   bench_span_ms("prove/prove.circuit/msm.b_g2.gpu"),
+                   bench_span_ms("prove/prove.circuit/gpu.compact_a") + bench_span_ms("prove/prove.circuit/gpu.compact_b"),
+                   bench_span_ms("prove/prove.circuit/prove.assemble"),
+                   bench_span_ms("prove/wait.synth"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0);
             fflush(stdout);
         }
-        t0 = now();
+        t0 = bench_now_s();
         g16_prover_destroy(pv);
-        fprintf(stderr, "2^%u: prover destroy %.1f ms\n", lg, (now() - t0) * 1e3);
+        fprintf(stderr, "2^%u: prover destroy %.1f ms\n", lg, (bench_now_s() - t0) * 1e3);
         free(ws);
         free(proofs);
         free(w);

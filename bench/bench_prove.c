@@ -17,21 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "g16.h"
 #include "util/trace.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double span_ms(const char *path)
-{
-    g16__trace_stat st;
-    return g16__trace_query(path, &st) == G16_OK ? st.total_ns / 1e6 : 0;
-}
 
 typedef struct {
     double load_ms, synth_ms, prove_ms, check_ms, spmv_ms, ntt_ms, msm_ms[5], assemble_ms, verify_ms;
@@ -79,37 +68,37 @@ static int child_prove(g16_demo_kind kind, uint64_t m, const char *path, size_t 
     g16_params *p;
     g16_error err = {0};
     g16__trace_enable(G16__TRACE_RECORD);
-    double t0 = now();
+    double t0 = bench_now_s();
     if (build(kind, m, 7, &r, &w, &w_len))
         return 1;
-    res->synth_ms = (now() - t0) * 1e3;
-    t0 = now();
+    res->synth_ms = (bench_now_s() - t0) * 1e3;
+    t0 = bench_now_s();
     if (g16_params_load(&p, path, G16_PARAMS_UNCHECKED, &err)) { /* as g16 prove: curve checks only */
         fprintf(stderr, "bench_prove: load: %s\n", err.msg);
         return 1;
     }
-    res->load_ms = (now() - t0) * 1e3;
+    res->load_ms = (bench_now_s() - t0) * 1e3;
     g16_proof *proofs = malloc(batch * sizeof *proofs);
     const g16_fr **ws = malloc(batch * sizeof *ws);
     for (size_t i = 0; i < batch; i++)
         ws[i] = w;
-    t0 = now();
+    t0 = bench_now_s();
     if (g16_prove(proofs, p, r, ws, batch, NULL, &err)) {
         fprintf(stderr, "bench_prove: prove: %s\n", err.msg);
         return 1;
     }
-    res->prove_ms = (now() - t0) * 1e3;
-    res->check_ms = span_ms("prove/prove.synth/r1cs.check");
-    res->spmv_ms = span_ms("prove/prove.synth/spmv");
-    res->ntt_ms = span_ms("prove/prove.circuit/ntt.h");
+    res->prove_ms = (bench_now_s() - t0) * 1e3;
+    res->check_ms = bench_span_ms("prove/prove.synth/r1cs.check");
+    res->spmv_ms = bench_span_ms("prove/prove.synth/spmv");
+    res->ntt_ms = bench_span_ms("prove/prove.circuit/ntt.h");
     const char *msm[5] = {"msm.h", "msm.l", "msm.a", "msm.b_g1", "msm.b_g2"};
     for (int i = 0; i < 5; i++) {
         char pathbuf[64];
         snprintf(pathbuf, sizeof pathbuf, "prove/prove.circuit/%s", msm[i]);
-        res->msm_ms[i] = span_ms(pathbuf);
+        res->msm_ms[i] = bench_span_ms(pathbuf);
     }
-    res->assemble_ms = span_ms("prove/prove.circuit/prove.assemble");
-    res->verify_ms = span_ms("prove/prove.circuit/verify");
+    res->assemble_ms = bench_span_ms("prove/prove.circuit/prove.assemble");
+    res->verify_ms = bench_span_ms("prove/prove.circuit/verify");
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     res->peak_kib = ru.ru_maxrss;
