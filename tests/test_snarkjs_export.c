@@ -44,28 +44,14 @@ enum {
     FILE_LEN = 7740,
 };
 
-typedef struct {
-    uint8_t *buf;
-    size_t len;
-} blob;
+typedef tu_blob blob;
 
+/* A snarkjs fixture from tests/data/snarkjs. */
 static blob load(const char *name)
 {
-    char path[4096];
-    const char *dir = getenv("G16_TEST_DATA");
-    snprintf(path, sizeof path, "%s/snarkjs/%s", dir && *dir ? dir : "tests/data", name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s (set G16_TEST_DATA to tests/data)", path);
-    blob b = {NULL, 0};
-    fseek(f, 0, SEEK_END);
-    b.len = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.buf = malloc(b.len + 1);
-    assert_int_equal(fread(b.buf, 1, b.len, f), b.len);
-    b.buf[b.len] = 0;
-    fclose(f);
-    return b;
+    char rel[256];
+    snprintf(rel, sizeof rel, "snarkjs/%s", name);
+    return tu_load_data(rel);
 }
 
 static blob copy(const blob *b)

@@ -174,3 +174,23 @@ int tu_iters(int dflt)
     int v = env ? atoi(env) : 0;
     return v > 0 ? v : dflt;
 }
+
+tu_blob tu_load_data(const char *rel)
+{
+    char path[4096];
+    const char *dir = getenv("G16_TEST_DATA");
+    snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "tests/data", rel);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s (set G16_TEST_DATA to tests/data)", path);
+    tu_blob b = {NULL, 0};
+    fseek(f, 0, SEEK_END);
+    b.len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    b.buf = malloc(b.len + 1);
+    assert_non_null(b.buf);
+    assert_int_equal(fread(b.buf, 1, b.len, f), b.len);
+    b.buf[b.len] = 0;
+    fclose(f);
+    return b;
+}

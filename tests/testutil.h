@@ -36,6 +36,14 @@ void tu_mpz_r(mpz_t z); /* the group order r */
 long tu_hex_decode(uint8_t *out, size_t cap, const char *hex);
 void tu_hex_encode(char *out, const uint8_t *in, size_t n);
 
+/* A whole test-data file, NUL-terminated (len excludes the NUL; free buf). rel is relative to
+ * G16_TEST_DATA (CMake sets it to tests/data), else to tests/data; a missing file fails the test. */
+typedef struct {
+    uint8_t *buf;
+    size_t len;
+} tu_blob;
+tu_blob tu_load_data(const char *rel);
+
 /* Number of iterations for randomized tests: G16_TEST_ITERS overrides the default. */
 int tu_iters(int dflt);
 
