@@ -240,8 +240,6 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         goto cleanup;
     /* G16_GPU_STREAM=1 forces streaming (tests of that path on a card where all would fit) */
     gp->resident = !(getenv("G16_GPU_STREAM") && !strcmp(getenv("G16_GPU_STREAM"), "1")) && fits_resident(gp, err);
-    if ((st = choose_chunk(gp, err)) != G16_OK)
-        goto cleanup;
     for (int q = 0; gp->resident && q < Q_COUNT; q++) {
         size_t n;
         q_bases(p, q, &n);
@@ -254,6 +252,9 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         if (st != G16_OK)
             goto cleanup;
     }
+    /* streaming: the chunk from the memory left now (after a failed resident attempt too) */
+    if (!gp->resident && (st = choose_chunk(gp, err)) != G16_OK)
+        goto cleanup;
     *out = gp;
     gp = NULL;
 cleanup:
