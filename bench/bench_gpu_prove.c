@@ -96,8 +96,8 @@ int main(int argc, char **argv)
            "(phase columns: sums over the batch's circuits)\n\n",
            info.name, kind == G16_DEMO_BITS ? "bits" : "field", batch, devices);
     printf("| log2 m | run | prove | per proof | check | spmv | H (gpu) | msm.h | msm.l | msm.a | msm.b_g1 | "
-           "msm.b_g2 | compact a, b | assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "msm.b_g2 | upload w | compact a, b | assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (unsigned lg = min_log; lg <= max_log; lg++) {
         g16_cs *cs = NULL;
         g16_r1cs *r = NULL;
@@ -146,13 +146,13 @@ int main(int argc, char **argv)
             int64_t unacc = g16__trace_query("prove", &ps) == G16_OK ? ps.unaccounted_ns : 0;
             struct rusage ru;
             getrusage(RUSAGE_SELF, &ru);
-            printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
+            printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
                    "%.1f | %.1f | %.2f |\n",
                    lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
                    bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
                    bench_span_ms("prove/prove.circuit/msm.h.gpu"), bench_span_ms("prove/prove.circuit/msm.l.gpu"),
                    bench_span_ms("prove/prove.circuit/msm.a.gpu"), bench_span_ms("prove/prove.circuit/msm.b_g1.gpu"),
-                   bench_span_ms("prove/prove.circuit/msm.b_g2.gpu"),
+                   bench_span_ms("prove/prove.circuit/msm.b_g2.gpu"), bench_span_ms("prove/prove.circuit/gpu.upload_witness"),
                    bench_span_ms("prove/prove.circuit/gpu.compact_a") + bench_span_ms("prove/prove.circuit/gpu.compact_b"),
                    bench_span_ms("prove/prove.circuit/prove.assemble"),
                    bench_span_ms("prove/wait.synth"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0);

@@ -1,6 +1,7 @@
 /* Groth16 proving on the GPU (src/groth16/prove_gpu.c, the workers of prove.c): the query
  * scalars the GPU gets, checked on any machine against the CPU's density MSMs; and, where a
- * device exists, GPU proofs byte for byte equal to CPU proofs for the same r and s (bits and
+ * device exists, the device compaction of those scalars against a host loop, GPU proofs byte for
+ * byte equal to CPU proofs for the same r and s (bits and
  * field circuits, batches, two workers on one card, queries resident or streamed), device
  * lists refused with clear errors, and device memory unchanged after 100 proofs. */
 #include "testutil.h"
@@ -201,6 +202,71 @@ static int have_device(void)
         return 1;
     printf("  no CUDA device: skipped\n");
     return 0;
+}
+
+/* The device compaction (what the GPU worker runs for the a / b scalars) against a host loop:
+ * random, empty and full bitmaps, ragged ends with garbage bits past n (ignored), the output
+ * poisoned past the count (untouched), and one compactor reused for every size below its maximum. */
+static void test_gpu_compaction(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    static const size_t sizes[] = {1, 63, 64, 65, 1000, 200001, (1u << 20) + 3};
+    const size_t max_n = (1u << 20) + 3, words_max = (max_n + 63) / 64;
+    g16_error err = {0, ""};
+    g16__gpu *g = NULL;
+    g16__gpu_compactor *c = NULL;
+    g16_fr *src = malloc(max_n * sizeof *src), *got = malloc((max_n + 1) * sizeof *got);
+    g16_fr *want = malloc(max_n * sizeof *want), *dsrc = NULL, *dout = NULL;
+    uint64_t *bits = malloc(words_max * 8), *dbits = NULL;
+    assert_true(src && got && want && bits);
+    if (g16__gpu_open(&g, 0, &err) != G16_OK || g16__gpu_compactor_create(&c, g, max_n, &err) != G16_OK ||
+        g16__gpu_alloc(g, (void **)&dsrc, max_n * sizeof *src, "src", &err) != G16_OK ||
+        g16__gpu_alloc(g, (void **)&dout, (max_n + 1) * sizeof *got, "out", &err) != G16_OK ||
+        g16__gpu_alloc(g, (void **)&dbits, words_max * 8, "bits", &err) != G16_OK)
+        fail_msg("setup: %s", err.msg);
+    for (size_t i = 0; i < max_n; i++)
+        tu_rand_fr(&src[i]);
+    assert_int_equal(g16__gpu_upload(g, dsrc, src, max_n * sizeof *src, &err), G16_OK);
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        for (int mode = 0; mode < 4; mode++) { /* random 50%, random 3%, empty, full */
+            size_t n = sizes[t], words = (n + 63) / 64, k = 0, count = 0;
+            for (size_t w = 0; w < words; w++) {
+                uint64_t x = tu_rand64();
+                bits[w] = mode == 0 ? x : mode == 1 ? x & tu_rand64() & tu_rand64() & tu_rand64() & tu_rand64()
+                        : mode == 2 ? 0 : ~0ull;
+                if (mode != 2 && w == words - 1 && n % 64) /* garbage past n */
+                    bits[w] |= ~0ull << (n % 64);
+            }
+            for (size_t i = 0; i < n; i++)
+                if ((bits[i / 64] >> (i % 64)) & 1)
+                    want[k++] = src[i];
+            memset(got, 0x5a, (k + 1) * sizeof *got);
+            assert_int_equal(g16__gpu_upload(g, dout, got, (k + 1) * sizeof *got, &err), G16_OK);
+            assert_int_equal(g16__gpu_upload(g, dbits, bits, words * 8, &err), G16_OK);
+            if (g16__gpu_compact(c, dout, dsrc, n, dbits, &count, &err) != G16_OK)
+                fail_msg("compact n=%zu mode %d: %s", n, mode, err.msg);
+            assert_int_equal(count, k);
+            assert_int_equal(g16__gpu_download(g, got, dout, (k + 1) * sizeof *got, &err), G16_OK);
+            assert_int_equal(g16__gpu_sync(g, &err), G16_OK);
+            if (memcmp(got, want, k * sizeof *got) != 0)
+                fail_msg("compact n=%zu mode %d: values differ from the host's", n, mode);
+            for (size_t j = 0; j < sizeof *got; j++)
+                assert_int_equal(((unsigned char *)&got[k])[j], 0x5a);
+        }
+    }
+    size_t count = 1;
+    assert_int_equal(g16__gpu_compact(c, dout, dsrc, max_n + 1, dbits, &count, &err), G16_ERR_SIZE_MISMATCH);
+    assert_int_equal(g16__gpu_compact(c, dout, dsrc, 0, dbits, &count, &err), G16_OK);
+    assert_int_equal(count, 0);
+    printf("  device compaction = host loop (n up to 2^20 + 3; random, sparse, empty, full bitmaps)\n");
+    g16__gpu_free(g, dsrc);
+    g16__gpu_free(g, dout);
+    g16__gpu_free(g, dbits);
+    g16__gpu_compactor_destroy(c);
+    g16__gpu_close(g);
+    free(src), free(got), free(want), free(bits);
 }
 
 /* GPU = CPU byte for byte: several sizes (not powers of two), both demo kinds, batches, one and
@@ -445,6 +511,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_query_scalars),
         cmocka_unit_test(test_compaction_large),
+        cmocka_unit_test(test_gpu_compaction),
         cmocka_unit_test(test_gpu_equals_cpu),
         cmocka_unit_test(test_gpu_h_step),
         cmocka_unit_test(test_prover_reuse),

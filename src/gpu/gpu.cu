@@ -249,6 +249,15 @@ cleanup:
     return st;
 }
 
+extern "C" g16_status g16__gpu_copy(g16__gpu *g, void *dst, const void *src, size_t bytes, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g->stream));
+cleanup:
+    return st;
+}
+
 extern "C" g16_status g16__gpu_download(g16__gpu *g, void *host, const void *dev, size_t bytes, g16_error *err)
 {
     g16_status st = G16_OK;

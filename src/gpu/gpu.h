@@ -112,6 +112,26 @@ void g16__gpu_host_free(void *host);
 /* Copies enqueued on the stream (asynchronous for page-locked host memory). */
 g16_status g16__gpu_upload(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err);
 g16_status g16__gpu_download(g16__gpu *g, void *host, const void *dev, size_t bytes, g16_error *err);
+/* Device-to-device copy, enqueued on the stream. */
+g16_status g16__gpu_copy(g16__gpu *g, void *dst, const void *src, size_t bytes, g16_error *err);
+
+/* ---------------------------------------------------------------- density compaction */
+
+/* Gathers the elements of a device vector whose bit is set in a device bitmap (the prover's a and
+ * b query scalars, filtered by the circuit's density bitmaps as bellman does): out[0..k) = src[i]
+ * for the set bits i < n of bits, in increasing i; k = the number of those bits (bits at n and
+ * above are ignored). A compactor holds the scratch for vectors of up to max_n elements
+ * (g16__gpu_compactor_bytes(max_n) device bytes: 8 B per 64 elements and CUB's scan scratch) and
+ * belongs to one context. g16__gpu_compact enqueues on the context's stream and reads k back, so
+ * it returns synchronized; out must not overlap src; both are device vectors of g16_fr.
+ * G16_ERR_SIZE_MISMATCH when n > max_n; max_n < 2^32 − 64 (G16_ERR_UNSUPPORTED). */
+typedef struct g16__gpu_compactor g16__gpu_compactor;
+
+size_t g16__gpu_compactor_bytes(size_t max_n);
+g16_status g16__gpu_compactor_create(g16__gpu_compactor **out, g16__gpu *g, size_t max_n, g16_error *err);
+void g16__gpu_compactor_destroy(g16__gpu_compactor *c); /* NULL is a no-op */
+g16_status g16__gpu_compact(g16__gpu_compactor *c, g16_fr *out, const g16_fr *src, size_t n, const uint64_t *bits,
+                            size_t *count, g16_error *err);
 
 /* ---------------------------------------------------------------- field arithmetic */
 

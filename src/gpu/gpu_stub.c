@@ -76,6 +76,12 @@ g16_status g16__gpu_upload(g16__gpu *g, void *dev, const void *host, size_t byte
     return no_cuda(err);
 }
 
+g16_status g16__gpu_copy(g16__gpu *g, void *dst, const void *src, size_t bytes, g16_error *err)
+{
+    (void)g, (void)dst, (void)src, (void)bytes;
+    return no_cuda(err);
+}
+
 g16_status g16__gpu_download(g16__gpu *g, void *host, const void *dev, size_t bytes, g16_error *err)
 {
     (void)g, (void)dev, (void)host, (void)bytes;
@@ -93,6 +99,25 @@ g16_status g16__gpu_fp_op(g16__gpu *g, g16__gpu_op op, g16_fp *out, const g16_fp
                           g16_error *err)
 {
     (void)g, (void)op, (void)out, (void)a, (void)b, (void)n;
+    return no_cuda(err);
+}
+
+size_t g16__gpu_compactor_bytes(size_t max_n) { return (max_n + 63) / 64 * 8; }
+
+g16_status g16__gpu_compactor_create(g16__gpu_compactor **out, g16__gpu *g, size_t max_n, g16_error *err)
+{
+    (void)g, (void)max_n;
+    *out = NULL;
+    return no_cuda(err);
+}
+
+void g16__gpu_compactor_destroy(g16__gpu_compactor *c) { (void)c; }
+
+g16_status g16__gpu_compact(g16__gpu_compactor *c, g16_fr *out, const g16_fr *src, size_t n, const uint64_t *bits,
+                            size_t *count, g16_error *err)
+{
+    (void)c, (void)out, (void)src, (void)n, (void)bits;
+    *count = 0;
     return no_cuda(err);
 }
 

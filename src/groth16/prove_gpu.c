@@ -25,10 +25,15 @@ struct g16__gpu_prover {
     int resident;
     const struct g16_params *p;
     const struct g16_r1cs *r;
-    g16_fr *scal; /* page-locked: the compacted a / b scalars */
-    size_t scal_n;
     g16_fr *dabc; /* device: a, b, c of the H step (3n elements); H stays in the first n for msm.h */
     int have_h;   /* dabc holds the H of the current circuit */
+    g16_fr *dw;   /* device: the witness (num_inputs + num_aux), uploaded once per proof */
+    g16_fr *dscal; /* device: the compacted a / b scalars: dabc + n (the H step's b and c, free once H
+                    * is computed) when they fit there, else an allocation of its own (dscal_own) */
+    int dscal_own;
+    uint64_t *dbits; /* device: the density bitmaps A aux, B input, B aux, one after the other */
+    size_t bits_off[3]; /* word offset of each bitmap in dbits, indexed by G16__DENS_* */
+    g16__gpu_compactor *cmp;
     size_t chunk; /* streaming: points per uploaded chunk of a query */
 };
 
@@ -154,10 +159,15 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
     if (!gp)
         return;
     q_destroy_all(gp);
-    if (gp->gpu)
+    g16__gpu_compactor_destroy(gp->cmp);
+    if (gp->gpu) {
         g16__gpu_free(gp->gpu, gp->dabc);
+        g16__gpu_free(gp->gpu, gp->dw);
+        if (gp->dscal_own)
+            g16__gpu_free(gp->gpu, gp->dscal);
+        g16__gpu_free(gp->gpu, gp->dbits);
+    }
     g16__gpu_ntt_destroy(gp->ntt);
-    g16__gpu_host_free(gp->scal);
     g16__gpu_close(gp->gpu);
     free(gp);
 }
@@ -209,6 +219,53 @@ static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
     return G16_OK;
 }
 
+/* The proof's vectors on the device, after one plan check: the H step's a, b, c; the witness; the
+ * compacted a / b scalars (in the H step's b, c when they fit); the density bitmaps (uploaded
+ * now: they belong to the circuit); the compaction scratch. */
+static g16_status vectors_create(g16__gpu_prover *gp, g16_error *err)
+{
+    g16_status st = G16_OK;
+    const struct g16_r1cs *r = gp->r;
+    const struct g16_params *p = gp->p;
+    size_t n = r->n, nw = r->num_inputs + r->num_aux, nscal = p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1;
+    size_t words[3] = {(r->num_aux + 63) / 64, (r->num_inputs + 63) / 64, (r->num_aux + 63) / 64};
+    size_t max_c = r->num_aux > r->num_inputs ? r->num_aux : r->num_inputs;
+    g16__gpu_plan plan;
+    gp->dscal_own = nscal > 2 * n;
+    g16__gpu_plan_init(&plan);
+    g16__gpu_plan_add(&plan, "H step vectors a, b, c", 3 * n * sizeof(g16_fr));
+    g16__gpu_plan_add(&plan, "witness", nw * sizeof(g16_fr));
+    if (gp->dscal_own)
+        g16__gpu_plan_add(&plan, "a / b query scalars", nscal * sizeof(g16_fr));
+    g16__gpu_plan_add(&plan, "density bitmaps", (words[0] + words[1] + words[2]) * 8);
+    g16__gpu_plan_add(&plan, "compaction scratch", g16__gpu_compactor_bytes(max_c));
+    if ((st = g16__gpu_plan_check(gp->gpu, &plan, err)) != G16_OK ||
+        (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dabc, 3 * n * sizeof(g16_fr), "H step vectors", err)) !=
+            G16_OK ||
+        (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dw, (nw ? nw : 1) * sizeof(g16_fr), "witness", err)) != G16_OK)
+        goto cleanup;
+    if (!gp->dscal_own)
+        gp->dscal = gp->dabc + n;
+    else if ((st = g16__gpu_alloc(gp->gpu, (void **)&gp->dscal, nscal * sizeof(g16_fr), "a / b query scalars",
+                                  err)) != G16_OK)
+        goto cleanup;
+    if ((st = g16__gpu_alloc(gp->gpu, (void **)&gp->dbits, (words[0] + words[1] + words[2] + 1) * 8,
+                             "density bitmaps", err)) != G16_OK)
+        goto cleanup;
+    gp->bits_off[G16__DENS_A_AUX] = 0;
+    gp->bits_off[G16__DENS_B_INPUT] = words[0];
+    gp->bits_off[G16__DENS_B_AUX] = words[0] + words[1];
+    for (int k = 0; k < 3; k++) /* words[] is indexed by G16__DENS_* too */
+        if (words[k] && (st = g16__gpu_upload(gp->gpu, gp->dbits + gp->bits_off[k], r->density[k], words[k] * 8,
+                                              err)) != G16_OK)
+            goto cleanup;
+    if ((st = g16__gpu_compactor_create(&gp->cmp, gp->gpu, max_c, err)) != G16_OK)
+        goto cleanup;
+    st = g16__gpu_sync(gp->gpu, err);
+cleanup:
+    return st;
+}
+
 g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struct g16_params *p,
                                   const struct g16_r1cs *r, g16_error *err)
 {
@@ -225,18 +282,7 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         goto cleanup;
     if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, g16__params_root_generator(p), NULL, err)) != G16_OK)
         goto cleanup;
-    {
-        g16__gpu_plan plan;
-        g16__gpu_plan_init(&plan);
-        g16__gpu_plan_add(&plan, "H step vectors a, b, c", 3 * (size_t)r->n * sizeof(g16_fr));
-        if ((st = g16__gpu_plan_check(gp->gpu, &plan, err)) != G16_OK ||
-            (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dabc, 3 * (size_t)r->n * sizeof(g16_fr), "H step vectors",
-                                 err)) != G16_OK)
-            goto cleanup;
-    }
-    gp->scal_n = p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1;
-    if ((st = g16__gpu_host_alloc((void **)&gp->scal, (gp->scal_n ? gp->scal_n : 1) * sizeof(g16_fr), err)) !=
-        G16_OK)
+    if ((st = vectors_create(gp, err)) != G16_OK)
         goto cleanup;
     /* G16_GPU_STREAM=1 forces streaming (tests of that path on a card where all would fit) */
     gp->resident = !(getenv("G16_GPU_STREAM") && !strcmp(getenv("G16_GPU_STREAM"), "1")) && fits_resident(gp, err);
@@ -303,9 +349,6 @@ g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error 
     return st == G16_OK ? g16__gpu_sync(gp->gpu, err) : st;
 }
 
-/* One query's MSM: the handle (uploaded now in streaming mode), one scalar set, the window sums
- * combined on the host (msm_gpu.h: a CPU core does the final ~256 doublings faster), the
- * scratch freed so that the next query has the room. */
 /* One MSM over the points [first, first + count) of query q: the handle (the resident one, or
  * uploaded now and destroyed after), one scalar set, the window sums combined on the host
  * (msm_gpu.h: a CPU core does the final ~256 doublings faster), the scratch freed so that the
@@ -317,7 +360,7 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
     g16__gpu_msm_opts o;
     memset(&o, 0, sizeof o);
     o.final_host = 1;
-    o.device_scalars = q == Q_H; /* H never leaves the device */
+    o.device_scalars = 1; /* H, the witness and the compacted scalars all live on the device */
     if (!gp->q[q] && (st = q_create(gp, q, first, count, err)) != G16_OK)
         goto cleanup;
     if (q == Q_B2)
@@ -370,47 +413,60 @@ cleanup:
     return st;
 }
 
+/* dscal = the a query's scalars (a) or the b queries' (!a), compacted on the device from dw as
+ * g16__prove_a_scalars / g16__prove_b_scalars do on the host; checks the count against the query. */
+static g16_status compact_scalars(g16__gpu_prover *gp, int a, g16_error *err)
+{
+    g16_status st = G16_OK;
+    const struct g16_r1cs *r = gp->r;
+    const g16_fr *aux = gp->dw + r->num_inputs;
+    size_t k = 0, kb = 0, want = a ? gp->p->n_a : gp->p->n_b_g1;
+    g16__span sp = g16__span_begin(a ? "gpu.compact_a" : "gpu.compact_b");
+    if (a) {
+        k = r->num_inputs;
+        if (k > want)
+            goto count;
+        if ((st = g16__gpu_copy(gp->gpu, gp->dscal, gp->dw, k * sizeof(g16_fr), err)) != G16_OK)
+            goto cleanup;
+    } else if ((st = g16__gpu_compact(gp->cmp, gp->dscal, gp->dw, r->num_inputs,
+                                      gp->dbits + gp->bits_off[G16__DENS_B_INPUT], &k, err)) != G16_OK) {
+        goto cleanup;
+    }
+    if (k > want) /* more inputs than the query has points (prove.c checks the counts first) */
+        goto count;
+    if ((st = g16__gpu_compact(gp->cmp, gp->dscal + k, aux, r->num_aux,
+                               gp->dbits + gp->bits_off[a ? G16__DENS_A_AUX : G16__DENS_B_AUX], &kb, err)) != G16_OK)
+        goto cleanup;
+    k += kb;
+count:
+    if (k != want || (!a && k != gp->p->n_b_g2))
+        st = a ? g16__error(err, G16_ERR_SIZE_MISMATCH, "a query: %zu scalars for %llu points", k,
+                            (unsigned long long)gp->p->n_a)
+               : g16__error(err, G16_ERR_SIZE_MISMATCH, "b queries: %zu scalars for %llu / %llu points", k,
+                            (unsigned long long)gp->p->n_b_g1, (unsigned long long)gp->p->n_b_g2);
+cleanup:
+    g16__span_end(sp);
+    return st;
+}
+
 g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err)
 {
     g16_status st = G16_OK;
     const struct g16_r1cs *r = gp->r;
     if (!gp->have_h)
         return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
-    st = q_run(gp, Q_H, &out->h, gp->dabc, err);
-    gp->have_h = 0;
+    g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
+    st = g16__gpu_upload(gp->gpu, gp->dw, w, (r->num_inputs + r->num_aux) * sizeof(g16_fr), err);
+    g16__span_end(sp);
     if (st != G16_OK)
         goto cleanup;
-    if ((st = q_run(gp, Q_L, &out->l, w + r->num_inputs, err)) != G16_OK)
+    st = q_run(gp, Q_H, &out->h, gp->dabc, err);
+    gp->have_h = 0; /* from here on dscal may overwrite the H step's vectors */
+    if (st != G16_OK || (st = q_run(gp, Q_L, &out->l, gp->dw + r->num_inputs, err)) != G16_OK ||
+        (st = compact_scalars(gp, 1, err)) != G16_OK || (st = q_run(gp, Q_A, &out->a, gp->dscal, err)) != G16_OK ||
+        (st = compact_scalars(gp, 0, err)) != G16_OK || (st = q_run(gp, Q_B1, &out->b1, gp->dscal, err)) != G16_OK)
         goto cleanup;
-    g16__span sp = g16__span_begin("gpu.compact_a");
-    size_t k = g16__prove_a_scalars(gp->scal, r, w);
-    g16__span_end(sp);
-    if (k == (size_t)-1) {
-        st = g16__error(err, G16_ERR_NOMEM, "a query: compaction scratch");
-        goto cleanup;
-    }
-    if (k != gp->p->n_a) {
-        st = g16__error(err, G16_ERR_SIZE_MISMATCH, "a query: %zu scalars for %llu points", k,
-                        (unsigned long long)gp->p->n_a);
-        goto cleanup;
-    }
-    if ((st = q_run(gp, Q_A, &out->a, gp->scal, err)) != G16_OK)
-        goto cleanup;
-    sp = g16__span_begin("gpu.compact_b");
-    k = g16__prove_b_scalars(gp->scal, r, w);
-    g16__span_end(sp);
-    if (k == (size_t)-1) {
-        st = g16__error(err, G16_ERR_NOMEM, "b queries: compaction scratch");
-        goto cleanup;
-    }
-    if (k != gp->p->n_b_g1 || k != gp->p->n_b_g2) {
-        st = g16__error(err, G16_ERR_SIZE_MISMATCH, "b queries: %zu scalars for %llu / %llu points", k,
-                        (unsigned long long)gp->p->n_b_g1, (unsigned long long)gp->p->n_b_g2);
-        goto cleanup;
-    }
-    if ((st = q_run(gp, Q_B1, &out->b1, gp->scal, err)) != G16_OK)
-        goto cleanup;
-    st = q_run(gp, Q_B2, &out->b2, gp->scal, err);
+    st = q_run(gp, Q_B2, &out->b2, gp->dscal, err);
 cleanup:
     return st;
 }

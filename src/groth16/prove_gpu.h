@@ -8,7 +8,9 @@
  * CPU backend's for the same r and s.
  *
  * Memory: g16__gpu_prover_create allocates the H step's three vectors (96 B per constraint, kept:
- * H stays on the device for msm.h) and uploads the h, l, a, b_g1 and b_g2 queries once (96 B per
+ * H stays on the device for msm.h), the witness (32 B per variable: uploaded once per proof, the
+ * l query's scalars, and the source of the a and b queries' scalars, which are compacted on the
+ * device into the H step's b and c once H is computed), the density bitmaps, and uploads the h, l, a, b_g1 and b_g2 queries once (96 B per
  * G1 point, 192 B per G2 point) when they fit beside them with an MSM's scratch; otherwise
  * ("streaming") each MSM uploads its query in chunks sized to half the free memory (G16_GPU_CHUNK=N
  * points overrides, G16_GPU_STREAM=1 forces streaming; both for tests), runs each chunk and sums
@@ -55,15 +57,17 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len);
 g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c, g16_error *err);
 g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error *err);
 
-/* The five MSMs of one proof, after g16__gpu_prover_h: witness w (num_inputs + num_aux values);
- * the h query's scalars are the H on the device (consumed: the next call needs a new H step).
- * Each MSM is a trace span (msm.h.gpu, ...). */
+/* The five MSMs of one proof, after g16__gpu_prover_h: witness w (num_inputs + num_aux values,
+ * host memory, uploaded once: span gpu.upload_witness); the h query's scalars are the H on the
+ * device (consumed: the next call needs a new H step); the a and b queries' scalars are compacted
+ * on the device (spans gpu.compact_a, gpu.compact_b). Each MSM is a trace span (msm.h.gpu, ...). */
 g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err);
 
 /* Scalars of the a and b queries in the parameters' order (bellman's density filtering):
  * a: w[0 .. num_inputs) then the aux values whose A-density bit is set (returns the count);
  * b: the input values with their B-density bit, then the aux values with theirs. On all threads;
- * (size_t)-1 when the small scratch for the block offsets cannot be allocated. */
+ * (size_t)-1 when the small scratch for the block offsets cannot be allocated. The host
+ * reference of the worker's device compaction (tests/test_gpu_prove.c compares the two). */
 size_t g16__prove_a_scalars(g16_fr *out, const struct g16_r1cs *r, const g16_fr *w);
 size_t g16__prove_b_scalars(g16_fr *out, const struct g16_r1cs *r, const g16_fr *w);
 
