@@ -1,0 +1,225 @@
+/*
+ * Fp8 (fp8.h): eight-lane Montgomery multiplication in radix 2^52, AVX-512 IFMA and portable C.
+ *
+ * Algorithm (both back ends, limb for limb): CIOS over the 8 limbs of b. The accumulator
+ * T0..T8 holds unnormalized 64-bit sums of 52-bit pieces:
+ *   round i:  T_j += lo52(a_j·b_i), T_(j+1) += hi52(a_j·b_i)        (j = 0..7)
+ *             m = lo52(T0·n0), n0 = -p^(-1) mod 2^52 (only T0's low 52 bits matter)
+ *             T_j += lo52(m·p_j), T_(j+1) += hi52(m·p_j)  -> T0 ≡ 0 mod 2^52
+ *             T1 += T0 >> 52, shift down one limb.
+ * A limb position receives at most 4 pieces < 2^52 per round plus a small carry, for at most 8
+ * rounds before it leaves T0: < 2^57, so the 64-bit lanes never overflow and no carry has to be
+ * propagated inside the loop (that is what makes IFMA pay: no carry chains across limbs).
+ * Bound: a, b < p and p² < p·2^416, so the result (a·b + M·p)/2^416 < 2p; one carry
+ * normalization pass and one conditional subtraction of p (borrow mask, blend) end it.
+ *
+ * Why IFMA: a 512-bit VPMADD52 does eight 52x52 products; one Fp8 multiplication is 264 of them
+ * for eight Fp products, where the scalar MULX code needs 8 x 72 MULX plus twice as many ADCX/ADOX
+ * on two flag chains. Intrinsics rather than assembly: no flags or carry chains are involved and
+ * the compiler allocates the 17 accumulators and constants to the 32 ZMM registers; the function
+ * carries a target attribute, so the rest of the library needs no AVX-512 flags.
+ */
+#include "fp8.h"
+
+#include <string.h>
+
+#define M52 0xfffffffffffffULL
+
+/* p, n0 = -p^(-1) mod 2^52, 2^448 mod p and 2^384 mod p in 52-bit limbs (tests/test_fp8.c
+ * recomputes them with GMP). */
+static const uint64_t fp8_p[8] = {0xeffffffffaaabULL, 0xfeb153ffffb9fULL, 0x6b0f6241eabffULL,
+                                  0x12bf6730d2a0fULL, 0x764774b84f385ULL, 0x1ba7b6434bacdULL,
+                                  0x1ea397fe69a4bULL, 0x1a011ULL};
+static const uint64_t fp8_n0 = 0x3fffcfffcfffdULL;
+static const uint64_t fp8_c448[8] = {0x7fde37dba9366ULL, 0x4e27525bc342bULL, 0x1f5b1e9778489ULL,
+                                     0xb872b2b91b9dcULL, 0xb206f497dfcafULL, 0x4137cc89a9b0bULL,
+                                     0xd9d20d7e39959ULL, 0x411cULL};
+static const uint64_t fp8_c384[8] = {0x900000002fffdULL, 0xbc40c0002760ULL, 0x3c758baebf400ULL,
+                                     0x57455f4898575ULL, 0xd77ce58537052ULL, 0x71a97a256ec6ULL,
+                                     0xec3fa80e4935cULL, 0x15f65ULL};
+
+/* ---- portable back end: the same steps, one lane at a time ---- */
+
+void g16__fp8_mul_portable(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
+{
+    uint64_t out[8][8];
+    for (int k = 0; k < 8; k++) {
+        uint64_t t[9] = {0};
+        for (int i = 0; i < 8; i++) {
+            uint64_t bi = b->l[i][k];
+            for (int j = 0; j < 8; j++) {
+                unsigned __int128 pr = (unsigned __int128)a->l[j][k] * bi;
+                t[j] += (uint64_t)pr & M52;
+                t[j + 1] += (uint64_t)(pr >> 52) & M52;
+            }
+            uint64_t m = (t[0] * fp8_n0) & M52;
+            for (int j = 0; j < 8; j++) {
+                unsigned __int128 pr = (unsigned __int128)m * fp8_p[j];
+                t[j] += (uint64_t)pr & M52;
+                t[j + 1] += (uint64_t)(pr >> 52) & M52;
+            }
+            t[1] += t[0] >> 52;
+            memmove(t, t + 1, 8 * sizeof t[0]);
+            t[8] = 0;
+        }
+        for (int j = 0; j < 7; j++) {
+            t[j + 1] += t[j] >> 52;
+            t[j] &= M52;
+        }
+        /* t < 2p: subtract p, keep t when that borrows (mask select) */
+        uint64_t d[8], borrow = 0;
+        for (int j = 0; j < 8; j++) {
+            uint64_t x = t[j] - fp8_p[j] - borrow;
+            borrow = x >> 63;
+            d[j] = x & M52;
+        }
+        uint64_t keep_t = 0 - borrow;
+        for (int j = 0; j < 8; j++)
+            out[j][k] = (t[j] & keep_t) | (d[j] & ~keep_t);
+    }
+    memcpy(r->l, out, sizeof out);
+}
+
+/* ---- AVX-512 IFMA back end ---- */
+
+static int fp8_use_ifma;
+static int fp8_cpu_ifma;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(G16_NO_ASM)
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* The constructor runs at load time, before any thread exists; the flags are only read later. */
+__attribute__((constructor)) static void fp8_detect_cpu(void)
+{
+    unsigned a, b, c, d;
+    int ok = 0;
+    if (__get_cpuid_max(0, 0) >= 7) {
+        __cpuid(1, a, b, c, d);
+        int osxsave = (c >> 27) & 1;
+        __cpuid_count(7, 0, a, b, c, d);
+        /* EBX bit 16: AVX512F, bit 21: AVX512IFMA */
+        if (osxsave && ((b >> 16) & 1) && ((b >> 21) & 1)) {
+            unsigned lo, hi;
+            __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+            (void)hi;
+            /* XCR0: SSE (1), AVX (2), opmask (5), ZMM_Hi256 (6), Hi16_ZMM (7) state enabled */
+            ok = (lo & 0xe6) == 0xe6;
+        }
+    }
+    fp8_cpu_ifma = ok;
+    fp8_use_ifma = ok;
+}
+
+__attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a,
+                                                                     const g16__fp8 *b)
+{
+    const __m512i z = _mm512_setzero_si512();
+    const __m512i mask = _mm512_set1_epi64((long long)M52);
+    const __m512i n0 = _mm512_set1_epi64((long long)fp8_n0);
+    __m512i p[8], av[8], t[9];
+    /* Full unrolling keeps T, a and p in ZMM registers (a loop over arrays would spill them). */
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+    {
+        p[j] = _mm512_set1_epi64((long long)fp8_p[j]);
+        av[j] = _mm512_loadu_si512((const void *)a->l[j]);
+    }
+    _Pragma("GCC unroll 9") for (int j = 0; j < 9; j++) t[j] = z;
+    _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
+    {
+        __m512i bi = _mm512_loadu_si512((const void *)b->l[i]);
+        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        {
+            t[j] = _mm512_madd52lo_epu64(t[j], av[j], bi);
+            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], av[j], bi);
+        }
+        __m512i m = _mm512_madd52lo_epu64(z, t[0], n0);
+        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        {
+            t[j] = _mm512_madd52lo_epu64(t[j], m, p[j]);
+            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], m, p[j]);
+        }
+        t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
+        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) t[j] = t[j + 1];
+        t[8] = z;
+    }
+    _Pragma("GCC unroll 7") for (int j = 0; j < 7; j++)
+    {
+        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
+        t[j] = _mm512_and_si512(t[j], mask);
+    }
+    __m512i d[8], borrow = z;
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+    {
+        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(t[j], p[j]), borrow);
+        borrow = _mm512_srli_epi64(x, 63);
+        d[j] = _mm512_and_si512(x, mask);
+    }
+    __mmask8 keep_t = _mm512_cmpneq_epi64_mask(borrow, z);
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(keep_t, d[j], t[j]));
+}
+#define FP8_IFMA_COMPILED 1
+#else
+#define FP8_IFMA_COMPILED 0
+#endif
+
+int g16__fp8_have_ifma(void) { return fp8_cpu_ifma; }
+void g16__fp8_force_portable(int on) { fp8_use_ifma = on ? 0 : fp8_cpu_ifma; }
+
+void g16__fp8_mul(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
+{
+#if FP8_IFMA_COMPILED
+    if (fp8_use_ifma) {
+        g16__fp8_mul_ifma(r, a, b);
+        return;
+    }
+#endif
+    g16__fp8_mul_portable(r, a, b);
+}
+
+void g16__fp8_sqr(g16__fp8 *r, const g16__fp8 *a) { g16__fp8_mul(r, a, a); }
+
+/* A lane constant c in every lane. */
+static void fp8_splat(g16__fp8 *r, const uint64_t c[8])
+{
+    for (int j = 0; j < 8; j++)
+        for (int k = 0; k < 8; k++)
+            r->l[j][k] = c[j];
+}
+
+/* x·2^384 (g16_fp limbs, repacked as 52-bit limbs) times 2^448, over 2^416: x·2^416. */
+void g16__fp8_from_fp(g16__fp8 *r, const g16_fp a[G16__FP8_LANES])
+{
+    g16__fp8 t, c;
+    for (int k = 0; k < 8; k++) {
+        const uint64_t *x = a[k].l;
+        for (int j = 0; j < 8; j++) {
+            int bit = 52 * j, w = bit / 64, s = bit % 64;
+            uint64_t v = x[w] >> s;
+            if (s > 12 && w + 1 < 6) /* the limb straddles two words */
+                v |= x[w + 1] << (64 - s);
+            t.l[j][k] = v & M52;
+        }
+    }
+    fp8_splat(&c, fp8_c448);
+    g16__fp8_mul(r, &t, &c);
+}
+
+/* x·2^416 times 2^384, over 2^416: x·2^384, fully reduced, repacked into 64-bit limbs. */
+void g16__fp8_to_fp(g16_fp a[G16__FP8_LANES], const g16__fp8 *r)
+{
+    g16__fp8 t, c;
+    fp8_splat(&c, fp8_c384);
+    g16__fp8_mul(&t, r, &c);
+    for (int k = 0; k < 8; k++) {
+        uint64_t x[6] = {0};
+        for (int j = 0; j < 8; j++) {
+            int bit = 52 * j, w = bit / 64, s = bit % 64;
+            x[w] |= t.l[j][k] << s;
+            if (s > 12 && w + 1 < 6)
+                x[w + 1] |= t.l[j][k] >> (64 - s);
+        }
+        memcpy(a[k].l, x, sizeof x);
+    }
+}

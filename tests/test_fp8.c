@@ -1,0 +1,182 @@
+/*
+ * Fp8 (src/field/fp8.c): the eight-lane IFMA multiplication and its portable twin against the
+ * scalar Fp multiplication and GMP. Lanes get random elements, edge values (0, 1, p-1, p-2,
+ * values just below p, R mod p) and mixes of both; the IFMA and portable back ends must give the
+ * same limbs, every lane must equal g16__fp_mul of its inputs, conversions must match GMP, and
+ * outputs may alias inputs. Without AVX-512 IFMA (or with G16_ASM=OFF) only the portable back end
+ * runs (and the test says so).
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "field/fp.h"
+#include "field/fp8.h"
+
+#define NEDGE 8
+
+/* Edge elements by canonical value: 0, 1, p-1, p-2, p-2^64, p-2^200, 2^380, R mod p. */
+static void edge_fp(g16_fp *r, int i)
+{
+    mpz_t z, p;
+    mpz_inits(z, p, NULL);
+    tu_mpz_p(p);
+    switch (i) {
+    case 0: mpz_set_ui(z, 0); break;
+    case 1: mpz_set_ui(z, 1); break;
+    case 2: mpz_sub_ui(z, p, 1); break;
+    case 3: mpz_sub_ui(z, p, 2); break;
+    case 4: mpz_ui_pow_ui(z, 2, 64); mpz_sub(z, p, z); break;
+    case 5: mpz_ui_pow_ui(z, 2, 200); mpz_sub(z, p, z); break;
+    case 6: mpz_ui_pow_ui(z, 2, 380); break;
+    default: mpz_ui_pow_ui(z, 2, 384); mpz_mod(z, z, p); break;
+    }
+    tu_fp_from_mpz(r, z);
+    mpz_clears(z, p, NULL);
+}
+
+/* Lane k of a: kind 0 random, 1 edge values, 2 random lanes mixed with edge lanes. */
+static void fill_lanes(g16_fp a[8], int kind, int round)
+{
+    for (int k = 0; k < 8; k++) {
+        if (kind == 1 || (kind == 2 && (tu_rand64() & 1)))
+            edge_fp(&a[k], (int)((k + round) % NEDGE));
+        else
+            tu_rand_fp(&a[k]);
+    }
+}
+
+/* 52-bit limbs of lane k as an mpz. */
+static void lane_to_mpz(mpz_t z, const g16__fp8 *v, int k)
+{
+    mpz_set_ui(z, 0);
+    for (int j = 7; j >= 0; j--) {
+        mpz_mul_2exp(z, z, 52);
+        mpz_add_ui(z, z, v->l[j][k]);
+    }
+}
+
+static void check_limbs_52(const g16__fp8 *v)
+{
+    for (int j = 0; j < 8; j++)
+        for (int k = 0; k < 8; k++)
+            assert_true(v->l[j][k] < (1ULL << 52));
+}
+
+/* from_fp against GMP: lane k must hold x·2^416 mod p, fully reduced; to_fp must undo it. */
+static void test_fp8_convert(void **state)
+{
+    (void)state;
+    mpz_t p, x, want, got;
+    mpz_inits(p, x, want, got, NULL);
+    tu_mpz_p(p);
+    int iters = tu_iters(200);
+    for (int it = 0; it < iters; it++) {
+        g16_fp a[8], back[8];
+        g16__fp8 v;
+        fill_lanes(a, it % 3, it);
+        g16__fp8_from_fp(&v, a);
+        check_limbs_52(&v);
+        for (int k = 0; k < 8; k++) {
+            tu_fp_to_mpz(x, &a[k]);
+            mpz_mul_2exp(want, x, 416);
+            mpz_mod(want, want, p);
+            lane_to_mpz(got, &v, k);
+            assert_int_equal(mpz_cmp(got, want), 0);
+        }
+        g16__fp8_to_fp(back, &v);
+        assert_memory_equal(back, a, sizeof a);
+    }
+    mpz_clears(p, x, want, got, NULL);
+}
+
+/* One product checked every way: back ends agree limb for limb, lanes equal the scalar product,
+ * and aliasing r = a, r = b gives the same result. */
+static void check_mul(const g16_fp a[8], const g16_fp b[8])
+{
+    g16__fp8 va, vb, r_port, r, t;
+    g16_fp got[8];
+    g16__fp8_from_fp(&va, a);
+    g16__fp8_from_fp(&vb, b);
+
+    g16__fp8_mul_portable(&r_port, &va, &vb);
+    check_limbs_52(&r_port);
+#if defined(__x86_64__)
+    if (g16__fp8_have_ifma()) {
+        g16__fp8_mul_ifma(&r, &va, &vb);
+        assert_memory_equal(&r, &r_port, sizeof r);
+    }
+#endif
+    g16__fp8_mul(&r, &va, &vb); /* dispatch */
+    assert_memory_equal(&r, &r_port, sizeof r);
+
+    g16__fp8_to_fp(got, &r);
+    for (int k = 0; k < 8; k++) {
+        g16_fp want;
+        g16__fp_mul(&want, &a[k], &b[k]);
+        assert_memory_equal(&got[k], &want, sizeof want);
+    }
+
+    t = va;
+    g16__fp8_mul(&t, &t, &vb); /* r = a */
+    assert_memory_equal(&t, &r, sizeof t);
+    t = vb;
+    g16__fp8_mul(&t, &va, &t); /* r = b */
+    assert_memory_equal(&t, &r, sizeof t);
+    g16__fp8_mul_portable(&r_port, &va, &va);
+    t = va;
+    g16__fp8_sqr(&t, &t); /* r = a = b */
+    assert_memory_equal(&t, &r_port, sizeof t);
+}
+
+static void test_fp8_mul(void **state)
+{
+    (void)state;
+    if (!g16__fp8_have_ifma())
+        fprintf(stderr, "test_fp8: no AVX-512 IFMA here (or G16_ASM=OFF): portable back end only\n");
+    int iters = tu_iters(500);
+    for (int it = 0; it < iters; it++) {
+        g16_fp a[8], b[8];
+        fill_lanes(a, it % 3, it);
+        fill_lanes(b, (it / 3) % 3, it * 7 + 1);
+        check_mul(a, b);
+    }
+    /* every pair of edge values, in every lane position */
+    for (int i = 0; i < NEDGE; i++) {
+        g16_fp a[8], b[8];
+        for (int k = 0; k < 8; k++) {
+            edge_fp(&a[k], i);
+            edge_fp(&b[k], k);
+        }
+        check_mul(a, b);
+    }
+}
+
+/* The dispatch switch really switches, and both settings give the same answers. */
+static void test_fp8_force_portable(void **state)
+{
+    (void)state;
+    g16_fp a[8], b[8];
+    g16__fp8 va, vb, r1, r2;
+    fill_lanes(a, 0, 0);
+    fill_lanes(b, 2, 1);
+    g16__fp8_from_fp(&va, a);
+    g16__fp8_from_fp(&vb, b);
+    g16__fp8_force_portable(1);
+    g16__fp8_mul(&r1, &va, &vb);
+    g16__fp8_force_portable(0);
+    g16__fp8_mul(&r2, &va, &vb);
+    assert_memory_equal(&r1, &r2, sizeof r1);
+}
+
+int main(void)
+{
+    tu_seed("test_fp8");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fp8_convert),
+        cmocka_unit_test(test_fp8_mul),
+        cmocka_unit_test(test_fp8_force_portable),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
