@@ -178,6 +178,15 @@ static void test_host_fp(void **state)
             if (memcmp(&z, &want, sizeof z) != 0)
                 fail_msg("fp %s differs from the CPU at iteration %d", op_name[op], i);
         }
+        g16__fp_mul(&want, &a, &b);
+        static const int rolls[] = {1, 2, 3, 4, 6, 12};
+        for (size_t k = 0; k < sizeof rolls / sizeof rolls[0]; k++) {
+            gfp_mul_rolled(&z, &x, &y, rolls[k]);
+            if (memcmp(&z, &want, sizeof z) != 0)
+                fail_msg("fp mul rolled by %d rows differs from the CPU at iteration %d", rolls[k], i);
+        }
+        gfp_mul_rolled(&x, &x, &y, 3); /* aliasing: output = first input */
+        assert_memory_equal(&x, &want, sizeof x);
     }
 }
 
@@ -205,6 +214,13 @@ static void test_host_edges(void **state)
                 assert_memory_equal(&z, &want, sizeof z);
                 cpu_fp(op, &wantp, &c, &d);
                 emu_fp(op, &w, &u, &v);
+                assert_memory_equal(&w, &wantp, sizeof w);
+            }
+            g16__fp_mul(&wantp, &c, &d);
+            for (int roll = 1; roll <= 12; roll++) {
+                if (12 % roll)
+                    continue;
+                gfp_mul_rolled(&w, &u, &v, roll);
                 assert_memory_equal(&w, &wantp, sizeof w);
             }
         }

@@ -35,8 +35,10 @@
 #endif
 #if defined(__CUDA_ARCH__)
 #define G16_UNROLL _Pragma("unroll")
+#define G16_NOUNROLL _Pragma("unroll 1")
 #else
 #define G16_UNROLL
+#define G16_NOUNROLL
 #endif
 
 #if defined(__CUDA_ARCH__)
@@ -313,6 +315,51 @@ G16_HD void mont32_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const 
     mont32_final_sub(r, s, m, N);
 }
 
+/* The same product as mont32_mul with the row loop rolled: U rows (U divides N) per trip of a
+ * loop that is not unrolled, on digit windows e, o that slide down U digits per trip (e[k] is
+ * E[base + k] of mont32_mul; row k of a trip is mont32_mul's row base + k, and row 0 on zeroed
+ * windows is mont32_row0). Why: fully unrolled, a 12-limb product is ~700 instructions, and the
+ * MSM's mixed addition inlines ten of them (G2: 28), more code than the SM's instruction caches
+ * hold (profile of the level-0 accumulation, G1 2^22: a third of the stall cycles waiting for
+ * instructions). Rolled, each product site is U rows plus the slide (2N + N − U register moves
+ * per trip), which the multiply-add pipe's half rate leaves issue slots for. */
+G16_HD void mont32_mul_rolled(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *m, uint32_t n0,
+                              int N, int U)
+{
+    uint32_t e[2 * G16_MONT_MAX + 1], o[2 * G16_MONT_MAX + 1], bb[G16_MONT_MAX];
+    G16_UNROLL
+    for (int j = 0; j < N; j++) {
+        e[j] = 0;
+        o[j] = 0;
+        bb[j] = b[j];
+    }
+    G16_NOUNROLL
+    for (int base = 0; base < N; base += U) {
+        G16_UNROLL
+        for (int k = 0; k < U; k++) {
+            mont32_row_even(e, a, bb[k], k, N);
+            uint32_t t = mont32_row_odd(e, o, a, bb[k], k, N);
+            mont32_reduce_row(e, o, t, m, n0, k, N);
+        }
+        G16_UNROLL
+        for (int j = 0; j < N; j++) {
+            e[j] = e[j + U];
+            o[j] = o[j + U];
+        }
+        G16_UNROLL
+        for (int j = 0; j + U < N; j++)
+            bb[j] = bb[j + U];
+    }
+    g16_cf f = {0, 0};
+    uint32_t s[G16_MONT_MAX];
+    s[0] = add_cc(e[0], o[0], &f);
+    G16_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        s[j] = addc_cc(e[j], o[j], &f);
+    s[N - 1] = addc(e[N - 1], o[N - 1], &f);
+    mont32_final_sub(r, s, m, N);
+}
+
 /* ---------------------------------------------------------------- Fr */
 
 G16_HD void gfr_add(gfr *r, const gfr *a, const gfr *b)
@@ -380,6 +427,14 @@ G16_HD void gfp_mul(gfp *r, const gfp *a, const gfp *b)
     *r = t;
 }
 G16_HD void gfp_sqr(gfp *r, const gfp *a) { gfp_mul(r, a, a); }
+/* gfp_mul with U rows per loop trip (mont32_mul_rolled; U = 1, 2, 3, 4, 6 or 12). */
+G16_HD void gfp_mul_rolled(gfp *r, const gfp *a, const gfp *b, int U)
+{
+    const uint32_t m[12] = G16_GFP_MODULUS;
+    gfp t;
+    mont32_mul_rolled(t.l, a->l, b->l, m, G16_GFP_N0, 12, U);
+    *r = t;
+}
 G16_HD void gfp_set_one(gfp *r)
 {
     const uint32_t one[12] = G16_GFP_ONE;

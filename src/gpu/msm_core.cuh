@@ -81,6 +81,29 @@ G16_HD void gfp_set_zero(gfp *r)
         r->l[j] = 0;
 }
 
+/* The Fp products of the inline point arithmetic (the level-0 accumulation): always inline, with
+ * their row loop rolled U rows per trip (field.cuh, mont32_mul_rolled: less code for the
+ * instruction caches; U = 0 unrolls fully). gfp_mul_inl serves G1 (U = G16_MSM_MUL_ROLL_G1),
+ * gfp_mul_inl2 the Fp2 products of G2 (U = G16_MSM_MUL_ROLL_G2). Measured on the H200
+ * (bench_gpu_msm 24 22, U = 0 / 2 / 3 / 6, RESULTS.md): G1 2^24 random 161.3 / 153.7 / 155.7 /
+ * 157.0 ms, G2 2^22 random 165.6 / 157.0 / 151.8 / 142.6 ms. */
+#ifndef G16_MSM_MUL_ROLL_G1
+#define G16_MSM_MUL_ROLL_G1 2
+#endif
+#ifndef G16_MSM_MUL_ROLL_G2
+#define G16_MSM_MUL_ROLL_G2 6
+#endif
+G16_HD void gfp_mul_roll(gfp *r, const gfp *a, const gfp *b, int U)
+{
+    if (U)
+        gfp_mul_rolled(r, a, b, U);
+    else
+        gfp_mul(r, a, b);
+}
+G16_HD void gfp_mul_inl(gfp *r, const gfp *a, const gfp *b) { gfp_mul_roll(r, a, b, G16_MSM_MUL_ROLL_G1); }
+G16_HD void gfp_sqr_inl(gfp *r, const gfp *a) { gfp_mul_inl(r, a, a); }
+G16_HD void gfp_mul_inl2(gfp *r, const gfp *a, const gfp *b) { gfp_mul_roll(r, a, b, G16_MSM_MUL_ROLL_G2); }
+
 /* ---------------------------------------------------------------- Fp2 = Fp[u]/(u² + 1) */
 
 typedef struct {
@@ -108,11 +131,11 @@ G16_HD void gfp2_neg(gfp2 *r, const gfp2 *a)
 G16_HD void gfp2_mul_inl(gfp2 *r, const gfp2 *a, const gfp2 *b)
 {
     gfp t0, t1, t2, sa, sb;
-    gfp_mul(&t0, &a->c0, &b->c0);
-    gfp_mul(&t1, &a->c1, &b->c1);
+    gfp_mul_inl2(&t0, &a->c0, &b->c0);
+    gfp_mul_inl2(&t1, &a->c1, &b->c1);
     gfp_add(&sa, &a->c0, &a->c1);
     gfp_add(&sb, &b->c0, &b->c1);
-    gfp_mul(&t2, &sa, &sb);
+    gfp_mul_inl2(&t2, &sa, &sb);
     gfp_sub(&r->c0, &t0, &t1);
     gfp_sub(&t2, &t2, &t0);
     gfp_sub(&r->c1, &t2, &t1);
@@ -123,15 +146,12 @@ G16_HD void gfp2_sqr_inl(gfp2 *r, const gfp2 *a)
     gfp s, d, t;
     gfp_add(&s, &a->c0, &a->c1);
     gfp_sub(&d, &a->c0, &a->c1);
-    gfp_mul(&t, &a->c0, &a->c1);
-    gfp_mul(&r->c0, &s, &d);
+    gfp_mul_inl2(&t, &a->c0, &a->c1);
+    gfp_mul_inl2(&r->c0, &s, &d);
     gfp_add(&r->c1, &t, &t);
 }
 G16_NI void gfp2_mul(gfp2 *r, const gfp2 *a, const gfp2 *b) { gfp2_mul_inl(r, a, b); }
 G16_NI void gfp2_sqr(gfp2 *r, const gfp2 *a) { gfp2_sqr_inl(r, a); }
-/* Fp's products are always inline; the names let msm_curve.cuh's inline code use one spelling. */
-G16_HD void gfp_mul_inl(gfp *r, const gfp *a, const gfp *b) { gfp_mul(r, a, b); }
-G16_HD void gfp_sqr_inl(gfp *r, const gfp *a) { gfp_sqr(r, a); }
 G16_HD int gfp2_is_zero(const gfp2 *a) { return gfp_is_zero(&a->c0) && gfp_is_zero(&a->c1); }
 G16_HD void gfp2_set_zero(gfp2 *r)
 {
