@@ -2,8 +2,8 @@
  * Fp8 (src/field/fp8.c): the eight-lane IFMA multiplication and its portable twin against the
  * scalar Fp multiplication and GMP. Lanes get random elements, edge values (0, 1, p-1, p-2,
  * values just below p, R mod p) and mixes of both; the IFMA and portable back ends must give the
- * same limbs, every lane must equal g16__fp_mul of its inputs, conversions must match GMP, and
- * outputs may alias inputs. Without AVX-512 IFMA (or with G16_ASM=OFF) only the portable back end
+ * same limbs, every lane must equal g16__fp_mul (g16__fp_add, _sub, _neg, _dbl) of its inputs,
+ * conversions must match GMP, and outputs may alias inputs. Without AVX-512 IFMA (or with G16_ASM=OFF) only the portable back end
  * runs (and the test says so).
  */
 #include "testutil.h"
@@ -153,6 +153,69 @@ static void test_fp8_mul(void **state)
     }
 }
 
+/* Additive operations: both back ends (via the dispatch switch) give the same limbs, lanes equal
+ * the scalar g16__fp_add/sub/neg/dbl, and r may alias a or b. */
+static void check_additive(const g16_fp a[8], const g16_fp b[8])
+{
+    g16__fp8 va, vb, r[4], rp[4], t;
+    g16_fp got[8], want;
+    g16__fp8_from_fp(&va, a);
+    g16__fp8_from_fp(&vb, b);
+    g16__fp8_add(&r[0], &va, &vb);
+    g16__fp8_sub(&r[1], &va, &vb);
+    g16__fp8_neg(&r[2], &va);
+    g16__fp8_dbl(&r[3], &va);
+    g16__fp8_force_portable(1);
+    g16__fp8_add(&rp[0], &va, &vb);
+    g16__fp8_sub(&rp[1], &va, &vb);
+    g16__fp8_neg(&rp[2], &va);
+    g16__fp8_dbl(&rp[3], &va);
+    g16__fp8_force_portable(0);
+    assert_memory_equal(r, rp, sizeof r);
+    for (int op = 0; op < 4; op++) {
+        check_limbs_52(&r[op]);
+        g16__fp8_to_fp(got, &r[op]);
+        for (int k = 0; k < 8; k++) {
+            switch (op) {
+            case 0: g16__fp_add(&want, &a[k], &b[k]); break;
+            case 1: g16__fp_sub(&want, &a[k], &b[k]); break;
+            case 2: g16__fp_neg(&want, &a[k]); break;
+            default: g16__fp_dbl(&want, &a[k]); break;
+            }
+            assert_memory_equal(&got[k], &want, sizeof want);
+        }
+    }
+    t = va;
+    g16__fp8_add(&t, &t, &vb);
+    assert_memory_equal(&t, &r[0], sizeof t);
+    t = vb;
+    g16__fp8_sub(&t, &va, &t);
+    assert_memory_equal(&t, &r[1], sizeof t);
+    t = va;
+    g16__fp8_neg(&t, &t);
+    assert_memory_equal(&t, &r[2], sizeof t);
+}
+
+static void test_fp8_additive(void **state)
+{
+    (void)state;
+    int iters = tu_iters(500);
+    for (int it = 0; it < iters; it++) {
+        g16_fp a[8], b[8];
+        fill_lanes(a, it % 3, it);
+        fill_lanes(b, (it / 3) % 3, it * 5 + 2);
+        check_additive(a, b);
+    }
+    for (int i = 0; i < NEDGE; i++) {
+        g16_fp a[8], b[8];
+        for (int k = 0; k < 8; k++) {
+            edge_fp(&a[k], i);
+            edge_fp(&b[k], k);
+        }
+        check_additive(a, b);
+    }
+}
+
 /* The dispatch switch really switches, and both settings give the same answers. */
 static void test_fp8_force_portable(void **state)
 {
@@ -176,6 +239,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fp8_convert),
         cmocka_unit_test(test_fp8_mul),
+        cmocka_unit_test(test_fp8_additive),
         cmocka_unit_test(test_fp8_force_portable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,6 +80,61 @@ void g16__fp8_mul_portable(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
     memcpy(r->l, out, sizeof out);
 }
 
+/* Additive operations, one lane at a time (limbs < 2^52, values < p in and out). */
+static void fp8_add_portable(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
+{
+    for (int k = 0; k < 8; k++) {
+        uint64_t s[8], d[8], c = 0, borrow = 0;
+        for (int j = 0; j < 8; j++) {
+            s[j] = a->l[j][k] + b->l[j][k] + c;
+            c = s[j] >> 52;
+            s[j] &= M52;
+        }
+        for (int j = 0; j < 8; j++) { /* a + b < 2p: subtract p unless that borrows */
+            uint64_t x = s[j] - fp8_p[j] - borrow;
+            borrow = x >> 63;
+            d[j] = x & M52;
+        }
+        uint64_t keep_s = 0 - borrow;
+        for (int j = 0; j < 8; j++)
+            r->l[j][k] = (s[j] & keep_s) | (d[j] & ~keep_s);
+    }
+}
+
+static void fp8_sub_portable(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
+{
+    for (int k = 0; k < 8; k++) {
+        uint64_t d[8], borrow = 0, c = 0;
+        for (int j = 0; j < 8; j++) {
+            uint64_t x = a->l[j][k] - b->l[j][k] - borrow;
+            borrow = x >> 63;
+            d[j] = x & M52;
+        }
+        uint64_t add_p = 0 - borrow; /* a < b: the difference wrapped, add p back */
+        for (int j = 0; j < 8; j++) {
+            uint64_t y = d[j] + (fp8_p[j] & add_p) + c;
+            c = y >> 52;
+            r->l[j][k] = y & M52;
+        }
+    }
+}
+
+static void fp8_neg_portable(g16__fp8 *r, const g16__fp8 *a)
+{
+    for (int k = 0; k < 8; k++) {
+        uint64_t d[8], borrow = 0, any = 0;
+        for (int j = 0; j < 8; j++) {
+            uint64_t x = fp8_p[j] - a->l[j][k] - borrow;
+            borrow = x >> 63;
+            d[j] = x & M52;
+            any |= a->l[j][k];
+        }
+        uint64_t keep = 0 - (uint64_t)(any != 0); /* -0 = 0, not p */
+        for (int j = 0; j < 8; j++)
+            r->l[j][k] = d[j] & keep;
+    }
+}
+
 /* ---- AVX-512 IFMA back end ---- */
 
 static int fp8_use_ifma;
@@ -159,6 +214,70 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul_ifma(g16__fp8 *r
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
         _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(keep_t, d[j], t[j]));
 }
+
+/* Additive operations: AVX512F only (implied by IFMA), eight lanes per instruction, limb carries
+ * propagated by shift/add (no flags), the reduction selected by a mask blend. */
+__attribute__((target("avx512f"))) static void fp8_add_avx512(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
+{
+    const __m512i z = _mm512_setzero_si512(), mask = _mm512_set1_epi64((long long)M52);
+    __m512i s[8], d[8], c = z, borrow = z;
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+    {
+        __m512i x = _mm512_add_epi64(_mm512_loadu_si512((const void *)a->l[j]),
+                                     _mm512_loadu_si512((const void *)b->l[j]));
+        x = _mm512_add_epi64(x, c);
+        c = _mm512_srli_epi64(x, 52);
+        s[j] = _mm512_and_si512(x, mask);
+    }
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+    {
+        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(s[j], _mm512_set1_epi64((long long)fp8_p[j])), borrow);
+        borrow = _mm512_srli_epi64(x, 63);
+        d[j] = _mm512_and_si512(x, mask);
+    }
+    __mmask8 keep_s = _mm512_cmpneq_epi64_mask(borrow, z);
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(keep_s, d[j], s[j]));
+}
+
+__attribute__((target("avx512f"))) static void fp8_sub_avx512(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
+{
+    const __m512i z = _mm512_setzero_si512(), mask = _mm512_set1_epi64((long long)M52);
+    __m512i d[8], borrow = z, c = z;
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+    {
+        __m512i x = _mm512_sub_epi64(_mm512_loadu_si512((const void *)a->l[j]),
+                                     _mm512_loadu_si512((const void *)b->l[j]));
+        x = _mm512_sub_epi64(x, borrow);
+        borrow = _mm512_srli_epi64(x, 63);
+        d[j] = _mm512_and_si512(x, mask);
+    }
+    __mmask8 add_p = _mm512_cmpneq_epi64_mask(borrow, z);
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+    {
+        __m512i y = _mm512_add_epi64(d[j], _mm512_maskz_mov_epi64(add_p, _mm512_set1_epi64((long long)fp8_p[j])));
+        y = _mm512_add_epi64(y, c);
+        c = _mm512_srli_epi64(y, 52);
+        _mm512_storeu_si512((void *)r->l[j], _mm512_and_si512(y, mask));
+    }
+}
+
+__attribute__((target("avx512f"))) static void fp8_neg_avx512(g16__fp8 *r, const g16__fp8 *a)
+{
+    const __m512i z = _mm512_setzero_si512(), mask = _mm512_set1_epi64((long long)M52);
+    __m512i d[8], borrow = z, any = z;
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+    {
+        __m512i aj = _mm512_loadu_si512((const void *)a->l[j]);
+        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(_mm512_set1_epi64((long long)fp8_p[j]), aj), borrow);
+        borrow = _mm512_srli_epi64(x, 63);
+        d[j] = _mm512_and_si512(x, mask);
+        any = _mm512_or_si512(any, aj);
+    }
+    __mmask8 nonzero = _mm512_cmpneq_epi64_mask(any, z); /* -0 = 0, not p */
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        _mm512_storeu_si512((void *)r->l[j], _mm512_maskz_mov_epi64(nonzero, d[j]));
+}
 #define FP8_IFMA_COMPILED 1
 #else
 #define FP8_IFMA_COMPILED 0
@@ -179,6 +298,41 @@ void g16__fp8_mul(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
 }
 
 void g16__fp8_sqr(g16__fp8 *r, const g16__fp8 *a) { g16__fp8_mul(r, a, a); }
+
+void g16__fp8_add(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
+{
+#if FP8_IFMA_COMPILED
+    if (fp8_use_ifma) {
+        fp8_add_avx512(r, a, b);
+        return;
+    }
+#endif
+    fp8_add_portable(r, a, b);
+}
+
+void g16__fp8_sub(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
+{
+#if FP8_IFMA_COMPILED
+    if (fp8_use_ifma) {
+        fp8_sub_avx512(r, a, b);
+        return;
+    }
+#endif
+    fp8_sub_portable(r, a, b);
+}
+
+void g16__fp8_neg(g16__fp8 *r, const g16__fp8 *a)
+{
+#if FP8_IFMA_COMPILED
+    if (fp8_use_ifma) {
+        fp8_neg_avx512(r, a);
+        return;
+    }
+#endif
+    fp8_neg_portable(r, a);
+}
+
+void g16__fp8_dbl(g16__fp8 *r, const g16__fp8 *a) { g16__fp8_add(r, a, a); }
 
 /* A lane constant c in every lane. */
 static void fp8_splat(g16__fp8 *r, const uint64_t c[8])

@@ -34,6 +34,13 @@ typedef struct {
 void g16__fp8_mul(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b);
 void g16__fp8_sqr(g16__fp8 *r, const g16__fp8 *a);
 
+/* Additive operations per lane (the Montgomery scaling commutes with them). The AVX-512 code
+ * (AVX512F, used when the IFMA multiplication is) and the portable code give the same limbs. */
+void g16__fp8_add(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b);
+void g16__fp8_sub(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b);
+void g16__fp8_neg(g16__fp8 *r, const g16__fp8 *a);
+void g16__fp8_dbl(g16__fp8 *r, const g16__fp8 *a);
+
 /* Lane k of r <- a[k] (and back). */
 void g16__fp8_from_fp(g16__fp8 *r, const g16_fp a[G16__FP8_LANES]);
 void g16__fp8_to_fp(g16_fp a[G16__FP8_LANES], const g16__fp8 *r);
@@ -45,7 +52,8 @@ void g16__fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b); /* on
 #endif
 /* 1 when the IFMA code is compiled in, the CPU has AVX512F + AVX512IFMA and the OS saves ZMM state. */
 int g16__fp8_have_ifma(void);
-/* Forces the portable code (on = 1) or restores the CPUID choice (on = 0); tests and benchmarks. */
+/* Forces the portable code for every Fp8 operation (on = 1) or restores the CPUID choice (on = 0);
+ * tests and benchmarks. */
 void g16__fp8_force_portable(int on);
 
 #endif /* G16_FIELD_FP8_H */
