@@ -216,6 +216,51 @@ static void test_fp8_additive(void **state)
     }
 }
 
+/* Single elements in lane format: g16__fp52_from_fp against GMP, round trip, and gather/scatter
+ * agree with the eight-lane conversions. */
+static void test_fp52_gather_scatter(void **state)
+{
+    (void)state;
+    mpz_t p, x, want, got;
+    mpz_inits(p, x, want, got, NULL);
+    tu_mpz_p(p);
+    int iters = tu_iters(200);
+    for (int it = 0; it < iters; it++) {
+        g16_fp a[8], back[8];
+        g16__fp52 e[8], e2[8];
+        const g16__fp52 *ce[8];
+        g16__fp52 *pe[8];
+        g16__fp8 v, w;
+        fill_lanes(a, it % 3, it);
+        for (int k = 0; k < 8; k++) {
+            g16__fp52_from_fp(&e[k], &a[k]);
+            tu_fp_to_mpz(x, &a[k]);
+            mpz_mul_2exp(want, x, 416);
+            mpz_mod(want, want, p);
+            mpz_set_ui(got, 0);
+            for (int j = 7; j >= 0; j--) {
+                assert_true(e[k].l[j] < (1ULL << 52));
+                mpz_mul_2exp(got, got, 52);
+                mpz_add_ui(got, got, e[k].l[j]);
+            }
+            assert_int_equal(mpz_cmp(got, want), 0);
+            g16__fp52_to_fp(&back[k], &e[k]);
+            assert_memory_equal(&back[k], &a[k], sizeof back[k]);
+            ce[k] = &e[7 - k]; /* lanes in reverse order: gather must follow the pointers */
+            pe[k] = &e2[7 - k];
+        }
+        g16__fp8_gather(&v, ce);
+        g16_fp rev[8];
+        for (int k = 0; k < 8; k++)
+            rev[k] = a[7 - k];
+        g16__fp8_from_fp(&w, rev);
+        assert_memory_equal(&v, &w, sizeof v);
+        g16__fp8_scatter(pe, &v);
+        assert_memory_equal(e2, e, sizeof e);
+    }
+    mpz_clears(p, x, want, got, NULL);
+}
+
 /* The dispatch switch really switches, and both settings give the same answers. */
 static void test_fp8_force_portable(void **state)
 {
@@ -240,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_fp8_convert),
         cmocka_unit_test(test_fp8_mul),
         cmocka_unit_test(test_fp8_additive),
+        cmocka_unit_test(test_fp52_gather_scatter),
         cmocka_unit_test(test_fp8_force_portable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

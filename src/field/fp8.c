@@ -342,19 +342,38 @@ static void fp8_splat(g16__fp8 *r, const uint64_t c[8])
             r->l[j][k] = c[j];
 }
 
+/* 384-bit value in 6 words <-> 8 limbs of 52 bits (limb j = bits 52j .. 52j+51). */
+static void fp8_split52(uint64_t o[8], const uint64_t x[6])
+{
+    for (int j = 0; j < 8; j++) {
+        int bit = 52 * j, w = bit / 64, s = bit % 64;
+        uint64_t v = x[w] >> s;
+        if (s > 12 && w + 1 < 6) /* the limb straddles two words */
+            v |= x[w + 1] << (64 - s);
+        o[j] = v & M52;
+    }
+}
+
+static void fp8_join52(uint64_t x[6], const uint64_t l[8])
+{
+    memset(x, 0, 6 * sizeof x[0]);
+    for (int j = 0; j < 8; j++) {
+        int bit = 52 * j, w = bit / 64, s = bit % 64;
+        x[w] |= l[j] << s;
+        if (s > 12 && w + 1 < 6)
+            x[w + 1] |= l[j] >> (64 - s);
+    }
+}
+
 /* x·2^384 (g16_fp limbs, repacked as 52-bit limbs) times 2^448, over 2^416: x·2^416. */
 void g16__fp8_from_fp(g16__fp8 *r, const g16_fp a[G16__FP8_LANES])
 {
     g16__fp8 t, c;
     for (int k = 0; k < 8; k++) {
-        const uint64_t *x = a[k].l;
-        for (int j = 0; j < 8; j++) {
-            int bit = 52 * j, w = bit / 64, s = bit % 64;
-            uint64_t v = x[w] >> s;
-            if (s > 12 && w + 1 < 6) /* the limb straddles two words */
-                v |= x[w + 1] << (64 - s);
-            t.l[j][k] = v & M52;
-        }
+        uint64_t l[8];
+        fp8_split52(l, a[k].l);
+        for (int j = 0; j < 8; j++)
+            t.l[j][k] = l[j];
     }
     fp8_splat(&c, fp8_c448);
     g16__fp8_mul(r, &t, &c);
@@ -367,13 +386,44 @@ void g16__fp8_to_fp(g16_fp a[G16__FP8_LANES], const g16__fp8 *r)
     fp8_splat(&c, fp8_c384);
     g16__fp8_mul(&t, r, &c);
     for (int k = 0; k < 8; k++) {
-        uint64_t x[6] = {0};
-        for (int j = 0; j < 8; j++) {
-            int bit = 52 * j, w = bit / 64, s = bit % 64;
-            x[w] |= t.l[j][k] << s;
-            if (s > 12 && w + 1 < 6)
-                x[w + 1] |= t.l[j][k] >> (64 - s);
-        }
-        memcpy(a[k].l, x, sizeof x);
+        uint64_t l[8];
+        for (int j = 0; j < 8; j++)
+            l[j] = t.l[j][k];
+        fp8_join52(a[k].l, l);
     }
+}
+
+/* One element: the scalar Montgomery product by 2^416 mod p (the Montgomery form of 2^32) turns
+ * x·2^384 into x·2^416; by 2^352 turns it back (x·2^416·2^352/2^384 = x·2^384). */
+static const g16_fp fp8_k416 = {{0x44f6480ea8e9b9afULL, 0xa96f7d65766c8fe4ULL, 0xe82efd4228b540feULL,
+                                 0x6723e5f0ade53b2eULL, 0x25ff6eb6fdd4230aULL, 0x14c8ee06ef23c24aULL}};
+static const g16_fp fp8_k352 = {{0, 0, 0, 0, 0, 0x0000000100000000ULL}};
+
+void g16__fp52_from_fp(g16__fp52 *r, const g16_fp *a)
+{
+    g16_fp t;
+    g16__fp_mul(&t, a, &fp8_k416);
+    fp8_split52(r->l, t.l);
+}
+
+void g16__fp52_to_fp(g16_fp *r, const g16__fp52 *a)
+{
+    g16_fp t;
+    fp8_join52(t.l, a->l);
+    g16__fp_mul(r, &t, &fp8_k352);
+}
+
+/* 8x8 transposes of 64-bit words; the compiler keeps them as plain loads and stores. */
+void g16__fp8_gather(g16__fp8 *r, const g16__fp52 *const e[G16__FP8_LANES])
+{
+    for (int k = 0; k < 8; k++)
+        for (int j = 0; j < 8; j++)
+            r->l[j][k] = e[k]->l[j];
+}
+
+void g16__fp8_scatter(g16__fp52 *const e[G16__FP8_LANES], const g16__fp8 *a)
+{
+    for (int k = 0; k < 8; k++)
+        for (int j = 0; j < 8; j++)
+            e[k]->l[j] = a->l[j][k];
 }

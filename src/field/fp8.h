@@ -45,6 +45,18 @@ void g16__fp8_dbl(g16__fp8 *r, const g16__fp8 *a);
 void g16__fp8_from_fp(g16__fp8 *r, const g16_fp a[G16__FP8_LANES]);
 void g16__fp8_to_fp(g16_fp a[G16__FP8_LANES], const g16__fp8 *r);
 
+/* One element in the lane format (8 limbs of 52 bits, x·2^416 mod p, < p), for data that feeds
+ * Fp8 lanes many times (MSM bases and buckets): convert once (a scalar Montgomery product each way),
+ * then move lanes in and out with transposes only. gather/scatter: lane k <-> *e[k]; in scatter
+ * the pointers must be distinct (or the lanes equal). */
+typedef struct {
+    uint64_t l[G16__FP8_LIMBS];
+} g16__fp52;
+void g16__fp52_from_fp(g16__fp52 *r, const g16_fp *a);
+void g16__fp52_to_fp(g16_fp *r, const g16__fp52 *a);
+void g16__fp8_gather(g16__fp8 *r, const g16__fp52 *const e[G16__FP8_LANES]);
+void g16__fp8_scatter(g16__fp52 *const e[G16__FP8_LANES], const g16__fp8 *a);
+
 /* The two back ends of g16__fp8_mul. */
 void g16__fp8_mul_portable(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b);
 #if defined(__x86_64__)
