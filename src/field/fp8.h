@@ -15,8 +15,8 @@
  *
  * g16__fp8_mul picks at run time (CPUID and XGETBV, once at load) between the IFMA code and a
  * portable C version of the same algorithm (identical limbs out); both are exported for the tests.
- * Measured on the 2-core dev VM (Sapphire Rapids-class Xeon, 2026-12-02): about 10 ns per lane
- * against 35 ns for one scalar MULX multiplication in the same run (notes: cpu_fp_results.md).
+ * Measured on the 2-core dev VM (Sapphire Rapids-class Xeon, 2026-12-02): 10-12 ns per lane
+ * against 37-45 ns for one scalar MULX multiplication in the same run.
  */
 #ifndef G16_FIELD_FP8_H
 #define G16_FIELD_FP8_H
