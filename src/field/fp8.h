@@ -15,6 +15,9 @@
  *
  * g16__fp8_mul picks at run time (CPUID and XGETBV, once at load) between the IFMA code and a
  * portable C version of the same algorithm (identical limbs out); both are exported for the tests.
+ * The portable version exists for correctness only (about 250 ns per lane, several times slower
+ * than eight scalar MULX products): batch code should take an Fp8 path only when
+ * g16__fp8_have_ifma() says so, and keep its scalar path otherwise.
  * Measured on the 2-core dev VM (Sapphire Rapids-class Xeon, 2026-12-02): 10-12 ns per lane
  * against 37-45 ns for one scalar MULX multiplication in the same run.
  */
