@@ -152,7 +152,7 @@ int main(int argc, char **argv)
                    bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
                    bench_span_ms("prove/prove.circuit/msm.h.gpu"), bench_span_ms("prove/prove.circuit/msm.l.gpu"),
                    bench_span_ms("prove/prove.circuit/msm.a.gpu"), bench_span_ms("prove/prove.circuit/msm.b_g1.gpu"),
-                   bench_span_ms("prove/prove.circuit/msm.b_g2.gpu"), bench_span_ms("prove/prove.circuit/gpu.upload_witness"),
+                   bench_span_ms("prove/prove.circuit/msm.b_g2.gpu"), bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_witness") + bench_span_ms("prove/prove.circuit/gpu.upload_witness"),
                    bench_span_ms("prove/prove.circuit/gpu.compact_a") + bench_span_ms("prove/prove.circuit/gpu.compact_b"),
                    bench_span_ms("prove/prove.circuit/prove.assemble"),
                    bench_span_ms("prove/wait.synth"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0);

@@ -431,7 +431,7 @@ static void test_gpu_h_step(void **state)
         g16__gpu_prover *gp = NULL;
         if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
             fail_msg("gpu prover: %s", err.msg);
-        assert_int_equal(g16__gpu_prover_h(gp, a, a + n, a + 2 * n, &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_h(gp, a, a + n, a + 2 * n, NULL, &err), G16_OK);
         memset(h, 0xa5, n * sizeof *h);
         assert_int_equal(g16__gpu_prover_h_download(gp, h, &err), G16_OK);
         g16__ntt_domain *dom = NULL;

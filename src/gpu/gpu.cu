@@ -126,6 +126,8 @@ extern "C" g16_status g16__gpu_open(g16__gpu **out, int device, g16_error *err)
     G16_CU(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     G16_CU(cudaEventCreate(&g->ev_start));
     G16_CU(cudaEventCreate(&g->ev_stop));
+    G16_CU(cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking));
+    G16_CU(cudaEventCreateWithFlags(&g->side_done, cudaEventDisableTiming));
     st = probe(g, err);
     if (st != G16_OK)
         goto cleanup;
@@ -143,6 +145,12 @@ extern "C" void g16__gpu_close(g16__gpu *g)
     cudaSetDevice(g->device);
     if (g->stream)
         cudaStreamSynchronize(g->stream);
+    if (g->side)
+        cudaStreamSynchronize(g->side);
+    if (g->side_done)
+        cudaEventDestroy(g->side_done);
+    if (g->side)
+        cudaStreamDestroy(g->side);
     if (g->ev_start)
         cudaEventDestroy(g->ev_start);
     if (g->ev_stop)
@@ -160,6 +168,7 @@ extern "C" g16_status g16__gpu_sync(g16__gpu *g, g16_error *err)
     g16_status st = G16_OK;
     G16_CU(cudaSetDevice(g->device));
     G16_CU(cudaStreamSynchronize(g->stream));
+    G16_CU(cudaStreamSynchronize(g->side));
 cleanup:
     return st;
 }
@@ -245,6 +254,17 @@ extern "C" g16_status g16__gpu_upload(g16__gpu *g, void *dev, const void *host, 
     g16_status st = G16_OK;
     G16_CU(cudaSetDevice(g->device));
     G16_CU(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->stream));
+cleanup:
+    return st;
+}
+
+extern "C" g16_status g16__gpu_upload_side(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->side));
+    G16_CU(cudaEventRecord(g->side_done, g->side));
+    G16_CU(cudaStreamWaitEvent(g->stream, g->side_done, 0));
 cleanup:
     return st;
 }

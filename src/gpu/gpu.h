@@ -112,6 +112,11 @@ void g16__gpu_host_free(void *host);
 /* Copies enqueued on the stream (asynchronous for page-locked host memory). */
 g16_status g16__gpu_upload(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err);
 g16_status g16__gpu_download(g16__gpu *g, void *host, const void *dev, size_t bytes, g16_error *err);
+/* An upload on the context's side stream, so that it overlaps the kernels already enqueued on the
+ * main stream (from page-locked memory it returns at once; from pageable memory the host waits
+ * for the copy, the kernels run meanwhile). Work enqueued on the main stream afterwards waits for
+ * the copy; g16__gpu_sync waits for both streams. */
+g16_status g16__gpu_upload_side(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err);
 /* Device-to-device copy, enqueued on the stream. */
 g16_status g16__gpu_copy(g16__gpu *g, void *dst, const void *src, size_t bytes, g16_error *err);
 

@@ -23,6 +23,8 @@ struct g16__gpu {
     int device;
     cudaStream_t stream;
     cudaEvent_t ev_start, ev_stop;
+    cudaStream_t side;       /* copies that overlap the stream's kernels (g16__gpu_upload_side) */
+    cudaEvent_t side_done;   /* recorded on side after each such copy */
     g16__gpu_info info;
 };
 

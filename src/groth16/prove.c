@@ -27,6 +27,7 @@
 #include "util/alloc.h"
 #include "util/bgfree.h"
 #include "util/error.h"
+#include "util/threads.h"
 #include "util/trace.h"
 
 static g16_status check_shapes(const struct g16_params *p, const struct g16_r1cs *r, g16_error *err)
@@ -162,7 +163,9 @@ void g16__groth16_assemble(g16_proof *proof, const struct g16_vk *vk, const g16_
 typedef struct {
     g16_fr *a, *b, *c;
     size_t bytes;
-    int pinned; /* page-locked (a GPU worker's): freed with g16__gpu_host_free */
+    int pinned;    /* page-locked (a GPU worker's): freed with g16__gpu_host_free */
+    g16_fr *w;     /* a GPU worker's page-locked copy of the witness (NULL: the caller's is uploaded) */
+    size_t w_bytes;
 } h_buffers;
 
 static void free_pinned(void *p, size_t bytes)
@@ -180,12 +183,17 @@ static void free_h_buffers(h_buffers *hb)
         g16__free_async(hb->b, hb->bytes, "prove.b", fn);
     if (hb->c)
         g16__free_async(hb->c, hb->bytes, "prove.c", fn);
+    if (hb->w)
+        g16__free_async(hb->w, hb->w_bytes, "prove.w_pinned", free_pinned);
     memset(hb, 0, sizeof *hb);
 }
 
 /* a, b, c for one worker: page-locked for a GPU worker (the H step copies them to the device), else
- * (or when pinning fails) ordinary large allocations. */
-static g16_status alloc_h_buffers(h_buffers *hb, size_t n, int pin, g16_error *err)
+ * (or when pinning fails) ordinary large allocations. A GPU worker also gets a page-locked slot
+ * for the witness (w_len values; NULL when pinning fails): copied there by the synth thread, it
+ * crosses PCIe at full speed while the H step's NTTs run (from the caller's pageable memory the
+ * 2 GiB witness of a 2^26 circuit took ~480 ms on the H200's host, longer than the NTTs). */
+static g16_status alloc_h_buffers(h_buffers *hb, size_t n, size_t w_len, int pin, g16_error *err)
 {
     memset(hb, 0, sizeof *hb);
     hb->bytes = n * sizeof(g16_fr);
@@ -194,6 +202,10 @@ static g16_status alloc_h_buffers(h_buffers *hb, size_t n, int pin, g16_error *e
         int ok = g16__gpu_host_alloc((void **)&hb->a, hb->bytes, NULL) == G16_OK &&
                  g16__gpu_host_alloc((void **)&hb->b, hb->bytes, NULL) == G16_OK &&
                  g16__gpu_host_alloc((void **)&hb->c, hb->bytes, NULL) == G16_OK;
+        if (ok && w_len && g16__gpu_host_alloc((void **)&hb->w, w_len * sizeof(g16_fr), NULL) == G16_OK)
+            hb->w_bytes = w_len * sizeof(g16_fr);
+        else
+            hb->w = NULL;
         g16__span_end(sp);
         hb->pinned = 1;
         if (ok)
@@ -237,10 +249,11 @@ static g16_status worker_open(worker *wk, int device, const struct g16_params *p
         st = g16__ntt_domain_create(&wk->dom, r->log_n, g16__params_root_generator(p), NULL, err);
     else
         st = g16__gpu_prover_create(&wk->gp, device, p, r, err);
+    size_t w_len = r->num_inputs + r->num_aux;
     if (st == G16_OK)
-        st = alloc_h_buffers(&wk->hb[0], r->n, device >= 0, err);
+        st = alloc_h_buffers(&wk->hb[0], r->n, w_len, device >= 0, err);
     if (st == G16_OK && device >= 0)
-        st = alloc_h_buffers(&wk->hb[1], r->n, 1, err);
+        st = alloc_h_buffers(&wk->hb[1], r->n, w_len, 1, err);
     if (st != G16_OK)
         worker_close(wk);
     return st;
@@ -314,7 +327,32 @@ static g16_status circuit_error(g16_status st, size_t idx, g16_error *err)
     return st;
 }
 
-/* The CPU stage of one proof: the witness check and a, b, c = A·w, B·w, C·w into hb. */
+/* dst = src (n bytes) on all threads, in 32 MiB pieces: one core copies ~5-10 GB/s. */
+typedef struct {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t n;
+} copy_job;
+
+#define COPY_PIECE ((size_t)32 << 20)
+
+static void copy_pieces(void *ctx, size_t begin, size_t end)
+{
+    copy_job *j = ctx;
+    for (size_t k = begin; k < end; k++) {
+        size_t off = k * COPY_PIECE, len = j->n - off < COPY_PIECE ? j->n - off : COPY_PIECE;
+        memcpy(j->dst + off, j->src + off, len);
+    }
+}
+
+static void copy_parallel(void *dst, const void *src, size_t n)
+{
+    copy_job j = {dst, src, n};
+    g16__parallel_for((n + COPY_PIECE - 1) / COPY_PIECE, 1, copy_pieces, &j);
+}
+
+/* The CPU stage of one proof: the witness check and a, b, c = A·w, B·w, C·w into hb (and, for a
+ * GPU worker, the witness into its page-locked slot). */
 static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr *w, h_buffers *hb, unsigned flags,
                               g16_error *err)
 {
@@ -331,6 +369,11 @@ static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr
     g16__span sp = g16__span_begin_n("spmv", r->num_constraints);
     st = g16_r1cs_eval(r, w, w_len, hb->a, hb->b, hb->c, r->n, err);
     g16__span_end(sp);
+    if (st == G16_OK && hb->w) {
+        sp = g16__span_begin_n("copy_w", hb->w_bytes);
+        copy_parallel(hb->w, w, hb->w_bytes);
+        g16__span_end(sp);
+    }
 cleanup:
     g16__span_end(span);
     return circuit_error(st, idx, err);
@@ -345,8 +388,9 @@ static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_pa
     g16_status st = G16_OK;
     g16__span span = g16__span_begin_n("prove.circuit", idx);
     g16__span sp = g16__span_begin_n(wk->gp ? "ntt.h.gpu" : "ntt.h", r->n);
+    const g16_fr *wd = hb->w ? hb->w : w; /* the witness the GPU reads: the pinned copy if any */
     if (wk->gp)
-        st = g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, err);
+        st = g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, wd, err);
     else
         g16__ntt_groth16_h(wk->dom, hb->a, hb->b, hb->c);
     g16__span_end(sp);
@@ -354,7 +398,7 @@ static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_pa
         goto cleanup;
     g16__query_sums m;
     if (wk->gp)
-        st = g16__gpu_prover_msms(wk->gp, &m, w, err);
+        st = g16__gpu_prover_msms(wk->gp, &m, wd, err);
     else
         st = run_msms(&m, p, r, w, hb->a, err);
     if (st != G16_OK)

@@ -28,6 +28,7 @@ struct g16__gpu_prover {
     g16_fr *dabc; /* device: a, b, c of the H step (3n elements); H stays in the first n for msm.h */
     int have_h;   /* dabc holds the H of the current circuit */
     g16_fr *dw;   /* device: the witness (num_inputs + num_aux), uploaded once per proof */
+    const g16_fr *w_src; /* the host witness g16__gpu_prover_h uploaded into dw for the next MSMs */
     g16_fr *dscal; /* device: the compacted a / b scalars: dabc + n (the H step's b and c, free once H
                     * is computed) when they fit there, else an allocation of its own (dscal_own) */
     int dscal_own;
@@ -324,19 +325,31 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
                  info.device, info.name, gp->chunk);
 }
 
-g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c, g16_error *err)
+g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                             const g16_fr *w, g16_error *err)
 {
     g16_status st = G16_OK;
     size_t n = gp->r->n, bytes = n * sizeof(g16_fr);
     gp->have_h = 0;
+    gp->w_src = NULL;
     if ((st = g16__gpu_upload(gp->gpu, gp->dabc, a, bytes, err)) != G16_OK ||
         (st = g16__gpu_upload(gp->gpu, gp->dabc + n, b, bytes, err)) != G16_OK ||
         (st = g16__gpu_upload(gp->gpu, gp->dabc + 2 * n, c, bytes, err)) != G16_OK)
         return st;
     if ((st = g16__gpu_ntt_groth16_h_device(gp->ntt, gp->dabc, gp->dabc + n, gp->dabc + 2 * n, err)) != G16_OK)
         return st;
+    if (w) {
+        /* the witness crosses PCIe while the NTTs run (nothing on the device reads dw now: the
+         * previous proof's MSMs returned synchronized) */
+        g16__span sp = g16__span_begin_n("gpu.upload_witness", gp->r->num_inputs + gp->r->num_aux);
+        st = g16__gpu_upload_side(gp->gpu, gp->dw, w, (gp->r->num_inputs + gp->r->num_aux) * sizeof(g16_fr), err);
+        g16__span_end(sp);
+        if (st != G16_OK)
+            return st;
+    }
     if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK)
         return st;
+    gp->w_src = w;
     gp->have_h = 1;
     return G16_OK;
 }
@@ -455,11 +468,14 @@ g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const
     const struct g16_r1cs *r = gp->r;
     if (!gp->have_h)
         return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
-    g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
-    st = g16__gpu_upload(gp->gpu, gp->dw, w, (r->num_inputs + r->num_aux) * sizeof(g16_fr), err);
-    g16__span_end(sp);
-    if (st != G16_OK)
-        goto cleanup;
+    if (w != gp->w_src) { /* not uploaded with the H step */
+        g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
+        st = g16__gpu_upload(gp->gpu, gp->dw, w, (r->num_inputs + r->num_aux) * sizeof(g16_fr), err);
+        g16__span_end(sp);
+        if (st != G16_OK)
+            goto cleanup;
+    }
+    gp->w_src = NULL; /* the next proof uploads its witness again, whatever its address */
     st = q_run(gp, Q_H, &out->h, gp->dabc, err);
     gp->have_h = 0; /* from here on dscal may overwrite the H step's vectors */
     if (st != G16_OK || (st = q_run(gp, Q_L, &out->l, gp->dw + r->num_inputs, err)) != G16_OK ||

@@ -52,13 +52,17 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len);
 
 /* The H step from host vectors a, b, c of r->n elements (as g16__ntt_groth16_h): copied to the
  * worker's device vectors and transformed there; H stays on the device for the next
- * g16__gpu_prover_msms (the host vectors are only read). g16__gpu_prover_h_download copies that H
- * to the host (r->n elements; for tests). */
-g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c, g16_error *err);
+ * g16__gpu_prover_msms (the host vectors are only read). w, when not NULL, is the witness that
+ * the next g16__gpu_prover_msms will be given: it is uploaded while the NTTs run (span
+ * gpu.upload_witness inside the H step). g16__gpu_prover_h_download copies that H to the host
+ * (r->n elements; for tests). */
+g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                             const g16_fr *w, g16_error *err);
 g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error *err);
 
 /* The five MSMs of one proof, after g16__gpu_prover_h: witness w (num_inputs + num_aux values,
- * host memory, uploaded once: span gpu.upload_witness); the h query's scalars are the H on the
+ * host memory, uploaded once: by the H step when it was given the same w, else here, span
+ * gpu.upload_witness); the h query's scalars are the H on the
  * device (consumed: the next call needs a new H step); the a and b queries' scalars are compacted
  * on the device (spans gpu.compact_a, gpu.compact_b). Each MSM is a trace span (msm.h.gpu, ...). */
 g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err);
