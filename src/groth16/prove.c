@@ -327,7 +327,7 @@ static g16_status circuit_error(g16_status st, size_t idx, g16_error *err)
     return st;
 }
 
-/* dst = src (n bytes) on all threads, in 32 MiB pieces: one core copies ~5-10 GB/s. */
+/* dst = src (n bytes) on all threads, in 32 MiB pieces (a witness is gigabytes at 2^26 and up). */
 typedef struct {
     unsigned char *dst;
     const unsigned char *src;
