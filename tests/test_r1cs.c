@@ -643,6 +643,57 @@ static void test_threads_identical(void **state)
     g16_cs_destroy(cs);
 }
 
+/* The check on evaluated rows (what the prover runs) gives g16_r1cs_check's status and message:
+ * satisfied, one bad aux value (several seeds: the first failing row moves), w[0] != 1, and the
+ * argument errors; both demo kinds. */
+static void test_check_evals(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < 2; kind++) {
+        g16_cs *cs;
+        g16_r1cs *r;
+        g16_error e1, e2;
+        uint64_t m = 5000;
+        OK(g16_demo_circuit(&cs, kind ? G16_DEMO_FIELD : G16_DEMO_BITS, m, tu_rand64(), &e1));
+        OK(g16_cs_finalize(cs, &r, &e1));
+        g16_r1cs_info info;
+        g16_r1cs_get_info(r, &info);
+        size_t nw = (size_t)(info.num_inputs + info.num_aux), n = (size_t)info.domain_size;
+        g16_fr *w = malloc(nw * sizeof(g16_fr)), *abc = malloc(3 * n * sizeof(g16_fr));
+        assert_non_null(w);
+        assert_non_null(abc);
+        OK(g16_cs_witness(cs, w, nw, &e1));
+        for (int t = 0; t < 6; t++) {
+            if (t > 0 && t < 5) { /* t = 1..4: one more wrong aux value each round */
+                size_t bad = (size_t)info.num_inputs + tu_rand64() % info.num_aux;
+                g16_fr shift;
+                tu_rand_fr(&shift);
+                g16__fr_add(&w[bad], &w[bad], &shift);
+            } else if (t == 5) {
+                g16__fr_set_zero(&w[0]);
+            }
+            OK(g16_r1cs_eval(r, w, nw, abc, abc + n, abc + 2 * n, n, &e1));
+            memset(&e1, 0, sizeof e1);
+            memset(&e2, 0, sizeof e2);
+            g16_status s1 = g16_r1cs_check(r, w, nw, &e1);
+            g16_status s2 = g16__r1cs_check_evals(r, w, nw, abc, abc + n, abc + 2 * n, &e2);
+            assert_int_equal(s1, s2);
+            assert_string_equal(e1.msg, e2.msg);
+            if (t == 0)
+                assert_int_equal(s2, G16_OK);
+            if (t == 5)
+                assert_int_equal(s2, G16_ERR_UNSATISFIED);
+        }
+        assert_int_equal(g16__r1cs_check_evals(r, w, nw - 1, abc, abc + n, abc + 2 * n, &e2), G16_ERR_SIZE_MISMATCH);
+        assert_int_equal(g16__r1cs_check_evals(r, w, nw, abc, NULL, abc + 2 * n, &e2), G16_ERR_ARG);
+        assert_int_equal(g16__r1cs_check_evals(r, NULL, nw, abc, abc + n, abc + 2 * n, &e2), G16_ERR_ARG);
+        free(w);
+        free(abc);
+        g16_r1cs_destroy(r);
+        g16_cs_destroy(cs);
+    }
+}
+
 static void demo_check(g16_demo_kind kind, uint64_t m)
 {
     g16_cs *cs;
@@ -765,7 +816,8 @@ int main(void)
         cmocka_unit_test(test_hand_csr),        cmocka_unit_test(test_hand_check),
         cmocka_unit_test(test_build_errors),    cmocka_unit_test(test_domain),
         cmocka_unit_test(test_lc_ops),          cmocka_unit_test(test_random_vs_naive),
-        cmocka_unit_test(test_threads_identical), cmocka_unit_test(test_demo),
+        cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_check_evals), cmocka_unit_test(test_demo),
         cmocka_unit_test(test_demo_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -351,14 +351,16 @@ static void copy_parallel(void *dst, const void *src, size_t n)
     g16__parallel_for((n + COPY_PIECE - 1) / COPY_PIECE, 1, copy_pieces, &j);
 }
 
-/* The witness check of the CPU stage (skipped with G16_PROVE_NO_CHECK). */
-static g16_status synth_check(size_t idx, const struct g16_r1cs *r, const g16_fr *w, unsigned flags, g16_error *err)
+/* The witness check of the CPU stage (skipped with G16_PROVE_NO_CHECK), on the rows synth_eval
+ * left in hb: one product per row instead of g16_r1cs_check's three sparse dot products. */
+static g16_status synth_check(size_t idx, const struct g16_r1cs *r, const g16_fr *w, const h_buffers *hb,
+                              unsigned flags, g16_error *err)
 {
     if (flags & G16_PROVE_NO_CHECK)
         return G16_OK;
     g16__span span = g16__span_begin_n("prove.synth", idx);
     g16__span sp = g16__span_begin("r1cs.check");
-    g16_status st = g16_r1cs_check(r, w, r->num_inputs + r->num_aux, err);
+    g16_status st = g16__r1cs_check_evals(r, w, r->num_inputs + r->num_aux, hb->a, hb->b, hb->c, err);
     g16__span_end(sp);
     g16__span_end(span);
     return circuit_error(st, idx, err);
@@ -381,12 +383,12 @@ static g16_status synth_eval(size_t idx, const struct g16_r1cs *r, const g16_fr 
     return circuit_error(st, idx, err);
 }
 
-/* The CPU stage of one proof, check first (serial workers). */
+/* The CPU stage of one proof (serial workers). */
 static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr *w, h_buffers *hb, unsigned flags,
                               g16_error *err)
 {
-    g16_status st = synth_check(idx, r, w, flags, err);
-    return st == G16_OK ? synth_eval(idx, r, w, hb, err) : st;
+    g16_status st = synth_eval(idx, r, w, hb, err);
+    return st == G16_OK ? synth_check(idx, r, w, hb, flags, err) : st;
 }
 
 /* The rest of one proof, from a, b, c in hb: H, MSMs, assembly, decoding with every check and
@@ -573,7 +575,7 @@ static void *synth_main(void *arg)
         pc->checked[slot] = 0;
         pthread_cond_broadcast(&pc->cv);
         pthread_mutex_unlock(&pc->mu);
-        st = synth_check(i, b->pv->r, b->witnesses[i], b->flags, &e);
+        st = synth_check(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], b->flags, &e);
         if (st != G16_OK)
             batch_fail(b, i, st, &e);
         pthread_mutex_lock(&pc->mu);

@@ -145,6 +145,14 @@ uint64_t g16__r1cs_scan_density(struct g16_r1cs *r, uint64_t *used);
 /* Allocates r->density (three zeroed bitmaps; num_inputs and num_aux must be set). */
 g16_status g16__r1cs_alloc_density(struct g16_r1cs *r);
 
+/* g16_r1cs_check's verdict (same statuses and messages) from rows already evaluated:
+ * a, b, c = A·w, B·w, C·w as g16_r1cs_eval gives them (at least num_constraints elements each),
+ * so each row costs one product, not three sparse dot products. The prover evaluates every row
+ * anyway; checking its result tests the same equations (a_i·b_i = c_i for every row i, and w[0]
+ * = 1) at a fraction of the cost. */
+g16_status g16__r1cs_check_evals(const struct g16_r1cs *r, const g16_fr *w, size_t w_len, const g16_fr *a,
+                                 const g16_fr *b, const g16_fr *c, g16_error *err);
+
 /* Heap bytes of a compiled form. */
 uint64_t g16__r1cs_memory(const struct g16_r1cs *r);
 
