@@ -15,6 +15,36 @@
 #include "msm/msm.h"
 #include "msm/msm_internal.h"
 
+/* ---------------- MSM paths ---------------- */
+
+/* G1 has two bucket-accumulation paths: scalar Fp and eight Fp8 lanes (src/msm/msm_g1_fp8.h).
+ * With G16_MSM_FP8 unset, every G1 MSM checked in this file runs on both (the lanes forced with
+ * G16_MSM_FP8=1: the portable Fp8 code on a CPU without IFMA) and they must give the same bits;
+ * with it set, only the path it names runs (G16_MSM_FP8=0 test_msm: the scalar path alone). */
+static g16_status p1_msm_paths(g16_p1 *r, const g16_p1_affine *b, const g16_fr *k, size_t n,
+                               const g16__msm_opts *o, g16_error *e)
+{
+    const char *env = getenv("G16_MSM_FP8");
+    if (env && *env)
+        return g16__p1_msm_var(r, b, k, n, o, e);
+    g16_p1 r0;
+    setenv("G16_MSM_FP8", "1", 1);
+    g16_status st = g16__p1_msm_var(r, b, k, n, o, e);
+    setenv("G16_MSM_FP8", "0", 1);
+    g16_status st0 = g16__p1_msm_var(&r0, b, k, n, o, e);
+    unsetenv("G16_MSM_FP8");
+    assert_int_equal(st, st0);
+    if (st == G16_OK)
+        assert_memory_equal(r, &r0, sizeof r0);
+    return st;
+}
+
+static g16_status p2_msm_paths(g16_p2 *r, const g16_p2_affine *b, const g16_fr *k, size_t n,
+                               const g16__msm_opts *o, g16_error *e)
+{
+    return g16__p2_msm_var(r, b, k, n, o, e);
+}
+
 /* ---------------- group-generic helpers (G1 and G2 through macros) ---------------- */
 
 #define DEFINE_HELPERS(P, AFF, JAC)                                                                              \
@@ -64,7 +94,7 @@
     static void P##_msm_ok(JAC *r, const AFF *b, const g16_fr *k, size_t n, const g16__msm_opts *o)          \
     {                                                                                                        \
         g16_error e = {0};                                                                                   \
-        g16_status st = g16__##P##_msm_var(r, b, k, n, o, &e);                                               \
+        g16_status st = P##_msm_paths(r, b, k, n, o, &e);                                                    \
         if (st != G16_OK)                                                                                    \
             fail_msg("msm n=%zu: %s (%s)", n, g16_strerror(st), e.msg);                                      \
     }
@@ -395,6 +425,58 @@ static void test_p1_large_split(void **state)
     free(k);
 }
 
+/* Full-size batches on the lane path: 8192 points from 16 bases and their negatives with three
+ * scalar values, so that most groups of eight lanes mix additions, doublings (P = B) and
+ * cancellations (P = −B); batch 1000 leaves a partial last group. Oracle: Σ_v c_v·(Σ_{k_i = c_v} P_i),
+ * and both paths must agree (p1_msm_paths). Then 2^14 random points, the paths against each other. */
+static void test_p1_lane_batches(void **state)
+{
+    (void)state;
+    enum { N = 8192, NPOOL = 16 };
+    g16_p1_affine *b = malloc(N * sizeof *b), pool[NPOOL];
+    g16_fr *k = malloc(N * sizeof *k), few[3];
+    assert_true(b && k);
+    p1_rand_points(pool, NPOOL);
+    tu_rand_fr(&few[0]);
+    g16__fr_from_u64(&few[1], 5);
+    g16__fr_neg(&few[2], &g16__fr_one);
+    g16_p1 sum[3], want, t, r;
+    for (int v = 0; v < 3; v++)
+        g16__p1_set_infinity(&sum[v]);
+    for (size_t i = 0; i < N; i++) {
+        size_t v = tu_rand64() % 3;
+        b[i] = pool[tu_rand64() % NPOOL];
+        if (tu_rand64() % 2)
+            g16__p1_affine_neg(&b[i], &b[i]);
+        k[i] = few[v];
+        g16__p1_from_affine(&t, &b[i]);
+        g16__p1_add_var(&sum[v], &sum[v], &t);
+    }
+    g16__p1_set_infinity(&want);
+    for (int v = 0; v < 3; v++) {
+        g16__p1_mul_var(&t, &sum[v], &few[v]);
+        g16__p1_add_var(&want, &want, &t);
+    }
+    const g16__msm_opts opts[] = {{0}, {.nthreads = 1}, {.nthreads = 1, .batch = 1000, .window = 9}};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        p1_msm_ok(&r, b, k, N, &opts[i]);
+        p1_check(&r, &want);
+    }
+    free(b);
+    free(k);
+    size_t n = (size_t)1 << 14;
+    b = malloc(n * sizeof *b);
+    k = malloc(n * sizeof *k);
+    assert_true(b && k);
+    p1_rand_points(b, n);
+    for (size_t i = 0; i < n; i++)
+        tu_rand_fr(&k[i]);
+    g16__msm_opts o1 = {.nthreads = 1};
+    p1_msm_ok(&r, b, k, n, &o1);
+    free(b);
+    free(k);
+}
+
 /* ---------------- density bitmaps ---------------- */
 
 static void test_p1_density(void **state)
@@ -589,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_p1_edge_cases),
         cmocka_unit_test(test_p1_threads_identical),
         cmocka_unit_test(test_p1_large_split),
+        cmocka_unit_test(test_p1_lane_batches),
         cmocka_unit_test(test_p1_density),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_p2_random_and_edges),

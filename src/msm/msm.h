@@ -36,6 +36,9 @@
  * Memory: 36 bytes per non-trivial scalar and 4 per scalar equal to one (the classification),
  * plus per running task its buckets (at most ~256 KiB for small windows, 2^(c-1) affine points
  * for large ones: 1.5 MiB in G1 at c = 15) and a batch (≤ 1024 entries, ~120 B each in G1).
+ * G1 on a CPU with AVX-512 IFMA (the Fp8 lane path, msm_g1_fp8.h; G16_MSM_FP8=0 turns it off):
+ * 128 bytes more per non-trivial or one scalar (the bases in the lane format, for the call), and
+ * buckets of 128 bytes instead of 96.
  *
  * Threads: calls g16__parallel_for (so it may run inside a pool job: nested calls run inline).
  * opts->nthreads = k caps this thread's pool use at k for the call (g16__threads_set_limit) and

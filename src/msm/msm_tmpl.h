@@ -5,8 +5,13 @@
  *   fe_add fe_sub fe_dbl fe_neg fe_mul fe_sqr fe_inv_var   (the field's API)
  *   AFF, JAC            affine and Jacobian point types; jac_set_inf(JAC *)
  *   MSM_G2              0 or 1; MSM_NAME(x): the public function name for x (msm_var, ...)
- *   MSM_SPAN            trace span name prefix ("msm.g1"): spans MSM_SPAN, .classify, .windows
- *                       (one per window task, n = task index), .ones, .combine
+ *   MSM_SPAN            trace span name prefix ("msm.g1"): spans MSM_SPAN, .classify, .lanes
+ *                       (the lane path's conversion), .windows (one per window task, n = task
+ *                       index), .ones, .combine
+ *   MSM_LANES           optional, G1 only: 1 adds the Fp8 lane path (msm_g1_fp8.h): when
+ *                       g16__p1_lanes_wanted(), the bases are converted to the lane format once
+ *                       per MSM, and affine accumulators keep their buckets and run their batches
+ *                       there (same bucket contents, bit for bit; overflow stays scalar XYZZ).
  *
  * Point representations used inside (both variable-time, for public data):
  *   affine buckets      (x, y) with a per-bucket "filled" flag (an empty bucket is infinity).
@@ -31,6 +36,15 @@
 #include "msm/msm_internal.h"
 #include "util/error.h"
 #include "util/trace.h"
+
+#ifndef MSM_LANES
+#define MSM_LANES 0
+#endif
+#if MSM_LANES
+typedef g16__p1_aff52 lane_pt;
+#else
+typedef char lane_pt; /* no lane path: lane_pt pointers are always NULL */
+#endif
 
 typedef struct {
     FE x, y, zz, zzz;
@@ -196,11 +210,15 @@ static int aff_is_inf(const AFF *p) { return fe_is_zero_var(&p->x) && fe_is_zero
 /* ---------------- bucket accumulation ---------------- */
 
 
+#if MSM_LANES
+typedef g16__p1_lane_entry entry; /* the fields below, plus the point in the lane format */
+#else
 typedef struct {
     uint32_t b;   /* physical bucket (slot) */
     uint32_t neg; /* add −P instead of P */
     const AFF *p;
 } entry;
+#endif
 
 enum { K_ADD, K_DBL, K_INF };
 
@@ -224,7 +242,10 @@ typedef struct {
     acc_win *win;
     uint32_t *turn;     /* next lane of each logical bucket */
     int affine;         /* accumulation mode */
-    AFF *bk;            /* affine buckets */
+    AFF *bk;            /* affine buckets (NULL on the lane path) */
+#if MSM_LANES
+    g16__p1_lanes *ln;  /* lane path: the affine buckets and batch scratch live here */
+#endif
     uint8_t *filled;
     uint32_t *stamp;    /* batch number in which the bucket is scheduled */
     uint32_t cur;       /* current batch number (starts at 1; stamps start at 0) */
@@ -252,10 +273,14 @@ static void acc_free(acc_state *s)
     free(s->kind);
     free(s->prefix);
     free(s->den);
+#if MSM_LANES
+    g16__p1_lanes_destroy(s->ln);
+#endif
 }
 
-/* nlogical[w]: digit values of each of the nwin windows; cap: batch size. */
-static int acc_init(acc_state *s, const size_t *nlogical, size_t nwin, int affine, size_t cap)
+/* nlogical[w]: digit values of each of the nwin windows; cap: batch size; lanes: affine buckets
+ * on the lane path (MSM_LANES only). */
+static int acc_init(acc_state *s, const size_t *nlogical, size_t nwin, int affine, size_t cap, int lanes)
 {
     memset(s, 0, sizeof *s);
     s->nwin = nwin;
@@ -282,26 +307,39 @@ static int acc_init(acc_state *s, const size_t *nlogical, size_t nwin, int affin
         return (s->ovf = calloc(s->nb, sizeof *s->ovf)) != NULL;
     s->cap = cap;
     s->pcap = cap / 2; /* < cap, so re-adding the pending list never fills a batch by itself */
-    s->bk = malloc(s->nb * sizeof *s->bk);
     s->filled = calloc(s->nb, 1);
     s->stamp = calloc(s->nb, sizeof *s->stamp);
     s->batch = malloc(cap * sizeof *s->batch);
     s->pend = malloc((s->pcap + 1) * sizeof *s->pend);
     s->retry = malloc((s->pcap + 1) * sizeof *s->retry);
+    if (!s->filled || !s->stamp || !s->batch || !s->pend || !s->retry)
+        return 0;
+#if MSM_LANES
+    if (lanes)
+        return (s->ln = g16__p1_lanes_create(s->nb, cap)) != NULL;
+#else
+    (void)lanes;
+#endif
+    s->bk = malloc(s->nb * sizeof *s->bk);
     s->kind = malloc(cap);
     s->prefix = malloc(cap * sizeof *s->prefix);
     s->den = malloc(cap * sizeof *s->den);
-    return s->bk && s->filled && s->stamp && s->batch && s->pend && s->retry && s->kind && s->prefix && s->den;
+    return s->bk && s->kind && s->prefix && s->den;
 }
 
-/* Adds ±p to logical bucket b of window w. */
-static void acc_add(acc_state *s, size_t w, size_t b, const AFF *p, int neg)
+/* Adds ±p to logical bucket b of window w (q: p in the lane format, on the lane path). */
+static void acc_add(acc_state *s, size_t w, size_t b, const AFF *p, const lane_pt *q, int neg)
 {
     const acc_win *aw = &s->win[w];
     size_t slot = aw->slot0 + b * aw->lanes;
     if (aw->lanes > 1)
         slot += s->turn[aw->turn0 + b]++ & (aw->lanes - 1);
+#if MSM_LANES
+    entry e = {(uint32_t)slot, (uint32_t)neg, p, q};
+#else
+    (void)q;
     entry e = {(uint32_t)slot, (uint32_t)neg, p};
+#endif
     acc_push(s, &e, 0);
 }
 
@@ -322,6 +360,14 @@ static void acc_run_batch(acc_state *s)
 {
     FE acc = *FE_ONE, inv, num, dinv, lam, t, py;
     size_t m = s->nbatch;
+#if MSM_LANES
+    if (s->ln) {
+        g16__p1_lanes_batch(s->ln, s->batch, m, s->filled);
+        s->nbatch = 0;
+        s->cur++;
+        return;
+    }
+#endif
     for (size_t j = 0; j < m; j++) {
         const entry *e = &s->batch[j];
         const AFF *a = &s->bk[e->b];
@@ -409,12 +455,18 @@ static void acc_push(acc_state *s, const entry *e, int retried)
     }
     uint32_t b = e->b;
     if (!s->filled[b] && s->stamp[b] != s->cur) {
+        s->filled[b] = 1;
+#if MSM_LANES
+        if (s->ln) {
+            g16__p1_lanes_fill(s->ln, b, e->q, (int)e->neg);
+            return;
+        }
+#endif
         s->bk[b].x = e->p->x;
         if (e->neg)
             fe_neg(&s->bk[b].y, &e->p->y);
         else
             s->bk[b].y = e->p->y;
-        s->filled[b] = 1;
         return;
     }
     if (s->stamp[b] == s->cur) {
@@ -438,14 +490,29 @@ static void acc_finish(acc_state *s)
         acc_flush(s);
 }
 
+/* Affine bucket slot i (converted into *t on the lane path). */
+static const AFF *acc_bucket_affine(AFF *t, const acc_state *s, size_t i)
+{
+#if MSM_LANES
+    if (s->ln) {
+        g16__p1_lanes_bucket(t, s->ln, i);
+        return t;
+    }
+#endif
+    (void)t;
+    return &s->bk[i];
+}
+
 /* Content of logical bucket b of window w (its lanes, affine part plus overflow) into sum. */
 static void acc_bucket_into(xyzz *sum, const acc_state *s, size_t w, size_t b)
 {
     const acc_win *aw = &s->win[w];
     size_t lo = aw->slot0 + b * aw->lanes;
     for (size_t i = lo; i < lo + aw->lanes; i++) {
-        if (s->affine && s->filled[i])
-            xyzz_madd(sum, &s->bk[i], 0);
+        if (s->affine && s->filled[i]) {
+            AFF t;
+            xyzz_madd(sum, acc_bucket_affine(&t, s, i), 0);
+        }
         if (s->ovf)
             xyzz_add(sum, &s->ovf[i]);
     }
@@ -472,6 +539,7 @@ typedef struct {
     const g16__msm_plan *pl;
     xyzz *res;         /* window w, range j at w·nchunks + j; then one per range of the ones */
     int *nomem;        /* one per task: its allocations failed */
+    lane_pt *lp;       /* lane path: the others' bases in prep order, then the ones'; else NULL */
 } msm_ctx;
 
 static void range_of(size_t n, size_t parts, size_t j, size_t *lo, size_t *hi)
@@ -492,16 +560,17 @@ static int window_task(msm_ctx *x, size_t g, size_t j)
     range_of(pl->nwin, pl->ngroups, g, &w0, &w1);
     for (size_t w = w0; w < w1; w++)
         nlog[w - w0] = g16__msm_window_buckets(pl, (unsigned)w);
-    if (!acc_init(&s, nlog, w1 - w0, pl->accum == G16__MSM_ACCUM_AFFINE, pl->batch))
+    if (!acc_init(&s, nlog, w1 - w0, pl->accum == G16__MSM_ACCUM_AFFINE, pl->batch, x->lp != NULL))
         goto cleanup;
     for (size_t i = lo; i < hi; i++) {
         const AFF *pt = &x->bases[p->oidx[i]];
+        const lane_pt *q = x->lp ? &x->lp[i] : NULL;
         if (aff_is_inf(pt))
             continue;
         for (size_t w = w0; w < w1; w++) {
             int64_t d = g16__msm_booth_digit(p->scal[i], (unsigned)w, pl->c);
             if (d != 0)
-                acc_add(&s, w - w0, (size_t)((d < 0 ? -d : d) - 1), pt, d < 0);
+                acc_add(&s, w - w0, (size_t)((d < 0 ? -d : d) - 1), pt, q, d < 0);
         }
     }
     acc_finish(&s);
@@ -525,12 +594,13 @@ static int ones_task(msm_ctx *x, size_t j, xyzz *out)
     int ok = 0;
     range_of(p->nones, pl->nones_chunks, j, &lo, &hi);
     int affine = pl->accum == G16__MSM_ACCUM_AFFINE && hi - lo >= G16__MSM_AFFINE_MIN;
-    if (!acc_init(&s, &one, 1, affine, pl->ones_batch))
+    if (!acc_init(&s, &one, 1, affine, pl->ones_batch, x->lp != NULL))
         goto cleanup;
     for (size_t i = lo; i < hi; i++) {
         const AFF *pt = &x->bases[p->ones[i]];
+        const lane_pt *q = x->lp ? &x->lp[p->nothers + i] : NULL;
         if (!aff_is_inf(pt))
-            acc_add(&s, 0, 0, pt, 0);
+            acc_add(&s, 0, 0, pt, q, 0);
     }
     acc_finish(&s);
     if (s.nomem)
@@ -560,6 +630,43 @@ static void msm_task(void *vctx, size_t begin, size_t end)
     }
 }
 
+#if MSM_LANES
+/* Bases per part of the conversion to the lane format (parts run in parallel). */
+#define LANE_CONVERT_PART ((size_t)1 << 14)
+
+static void lanes_convert_task(void *vctx, size_t begin, size_t end)
+{
+    msm_ctx *x = vctx;
+    const g16__msm_prep *p = x->p;
+    size_t n = p->nothers + p->nones;
+    for (size_t i = begin * LANE_CONVERT_PART; i < end * LANE_CONVERT_PART && i < n; i++) {
+        uint32_t idx = i < p->nothers ? p->oidx[i] : p->ones[i - p->nothers];
+        g16__p1_aff52_from(&x->lp[i], &x->bases[idx]);
+    }
+}
+
+/* The lane path (when wanted, for affine accumulation): every base the tasks read, converted
+ * once (two scalar products per base, against one batch addition per base and window).
+ * Without the memory, the scalar path runs. */
+static void lanes_prepare(msm_ctx *x, int nthreads)
+{
+    size_t n = x->p->nothers + x->p->nones;
+    if (x->pl->accum != G16__MSM_ACCUM_AFFINE || n == 0 || !g16__p1_lanes_wanted())
+        return;
+    if (!(x->lp = aligned_alloc(64, n * sizeof *x->lp)))
+        return;
+    g16__span sp = g16__span_begin_n(MSM_SPAN ".lanes", n);
+    g16__msm_run(nthreads, (n + LANE_CONVERT_PART - 1) / LANE_CONVERT_PART, lanes_convert_task, x);
+    g16__span_end(sp);
+}
+#else
+static void lanes_prepare(msm_ctx *x, int nthreads)
+{
+    (void)x;
+    (void)nthreads;
+}
+#endif
+
 /* Σ_w 2^(wc)·(Σ_j res[w][j]) + Σ ones. */
 static void combine(xyzz *out, const msm_ctx *x)
 {
@@ -588,7 +695,7 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
     g16__span span = 0;
     g16__msm_prep p;
     g16__msm_plan pl;
-    msm_ctx x = {bases, &p, &pl, NULL, NULL};
+    msm_ctx x = {bases, &p, &pl, NULL, NULL, NULL};
     memset(&p, 0, sizeof p);
     if ((st = g16__msm_check_opts(opts, &nthreads, err)) != G16_OK)
         return st;
@@ -614,6 +721,7 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
         st = g16__error(err, G16_ERR_NOMEM, "msm: %zu task results", pl.ntasks);
         goto cleanup;
     }
+    lanes_prepare(&x, nthreads);
     g16__msm_run(nthreads, pl.ntasks, msm_task, &x);
     for (size_t t = 0; t < pl.ntasks; t++) {
         if (x.nomem[t]) {
@@ -632,6 +740,7 @@ cleanup:
     g16__msm_restore_threads(prev_limit);
     free(x.res);
     free(x.nomem);
+    free(x.lp);
     g16__msm_prep_free(&p);
     return st;
 }

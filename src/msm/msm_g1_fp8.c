@@ -1,0 +1,450 @@
+/*
+ * G1 batch-affine bucket additions in Fp8 lanes (msm_g1_fp8.h has the representation and the
+ * contract). Per entry, as msm_tmpl.h's acc_run_batch:
+ *   forward:   den = x_P − x_B (2·y_B when doubling, 1 when cancelling); prefix = running
+ *              product of the lane's earlier denominators
+ *   one inversion of the eight lane products
+ *   backward:  1/den = inv·prefix, inv ·= den; λ = (y_P − y_B)/den (3·x_B²/den when doubling);
+ *              x3 = λ² − x_B − x_P, y3 = λ(x_B − x3) − y_B
+ * with y_P negated when the entry subtracts. The rare cases (x_P = x_B) are found per lane in the
+ * forward pass and patched lane by lane; the common path has no per-lane branches.
+ */
+#include "msm/msm_g1_fp8.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define M52 0xfffffffffffffULL
+
+enum { L_ADD, L_DBL, L_INF };
+
+/* p in 52-bit limbs (the table of fp8.c; a wrong limb breaks every negative-digit test). */
+static const uint64_t p52[8] = {0xeffffffffaaabULL, 0xfeb153ffffb9fULL, 0x6b0f6241eabffULL, 0x12bf6730d2a0fULL,
+                                0x764774b84f385ULL, 0x1ba7b6434bacdULL, 0x1ea397fe69a4bULL, 0x1a011ULL};
+
+struct g16__p1_lanes {
+    g16__p1_aff52 pad_bk, pad_pt; /* an unused lane adds (1, 0) to (0, 0): denominator 1 */
+    g16__p1_aff52 sink[8];        /* where unused and cancelled lanes scatter to */
+    g16__fp52 one;
+    g16__p1_aff52 *bk;
+    g16__fp8 *prefix, *den; /* per group of eight entries */
+    uint8_t *special;       /* per group: lanes whose entry is not a plain addition */
+    uint8_t *kind;          /* per entry: L_ADD, L_DBL, L_INF */
+    size_t cap;
+    int avx512;             /* transposes with AVX-512 (implied by IFMA) */
+};
+
+int g16__p1_lanes_wanted(void)
+{
+    const char *v = getenv("G16_MSM_FP8");
+    if (v && *v)
+        return strcmp(v, "0") != 0;
+    return g16__fp8_have_ifma();
+}
+
+/* aligned_alloc wants a size that is a multiple of the alignment */
+static void *alloc64(size_t n) { return aligned_alloc(64, (n + 63) / 64 * 64 + 64); }
+
+g16__p1_lanes *g16__p1_lanes_create(size_t nb, size_t cap)
+{
+    size_t ng = (cap + 7) / 8;
+    g16__p1_lanes *L = alloc64(sizeof *L);
+    if (!L)
+        return NULL;
+    memset(L, 0, sizeof *L);
+    L->cap = cap;
+    L->bk = alloc64(nb * sizeof *L->bk);
+    L->prefix = alloc64(ng * sizeof *L->prefix);
+    L->den = alloc64(ng * sizeof *L->den);
+    L->special = malloc(ng);
+    L->kind = malloc(ng * 8);
+    if (!L->bk || !L->prefix || !L->den || !L->special || !L->kind) {
+        g16__p1_lanes_destroy(L);
+        return NULL;
+    }
+    g16__fp52_from_fp(&L->one, &g16__fp_one);
+    L->pad_pt.x = L->one;
+    L->avx512 = g16__fp8_have_ifma();
+    return L;
+}
+
+void g16__p1_lanes_destroy(g16__p1_lanes *L)
+{
+    if (!L)
+        return;
+    free(L->bk);
+    free(L->prefix);
+    free(L->den);
+    free(L->special);
+    free(L->kind);
+    free(L);
+}
+
+void g16__p1_aff52_from(g16__p1_aff52 *r, const g16_p1_affine *a)
+{
+    g16__fp52_from_fp(&r->x, &a->x);
+    g16__fp52_from_fp(&r->y, &a->y);
+}
+
+/* r = −a mod p on 52-bit limbs (−0 = 0). */
+static void fp52_neg(g16__fp52 *r, const g16__fp52 *a)
+{
+    uint64_t d[8], borrow = 0, any = 0;
+    for (int j = 0; j < 8; j++) {
+        uint64_t t = p52[j] - a->l[j] - borrow;
+        borrow = t >> 63;
+        d[j] = t & M52;
+        any |= a->l[j];
+    }
+    uint64_t keep = 0 - (uint64_t)(any != 0);
+    for (int j = 0; j < 8; j++)
+        r->l[j] = d[j] & keep;
+}
+
+static int fp52_is_zero(const g16__fp52 *a)
+{
+    uint64_t any = 0;
+    for (int j = 0; j < 8; j++)
+        any |= a->l[j];
+    return any == 0;
+}
+
+void g16__p1_lanes_fill(g16__p1_lanes *L, size_t slot, const g16__p1_aff52 *q, int neg)
+{
+    g16__p1_aff52 *b = &L->bk[slot];
+    b->x = q->x;
+    if (neg)
+        fp52_neg(&b->y, &q->y);
+    else
+        b->y = q->y;
+}
+
+void g16__p1_lanes_bucket(g16_p1_affine *r, const g16__p1_lanes *L, size_t slot)
+{
+    g16__fp52_to_fp(&r->x, &L->bk[slot].x);
+    g16__fp52_to_fp(&r->y, &L->bk[slot].y);
+}
+
+/* ---------------- lane helpers ---------------- */
+
+/* Lanes of r named in mask := the lanes of a. */
+static void lane_select(g16__fp8 *r, const g16__fp8 *a, unsigned mask)
+{
+    uint64_t sel[8];
+    for (int k = 0; k < 8; k++)
+        sel[k] = 0 - (uint64_t)((mask >> k) & 1);
+    for (int j = 0; j < 8; j++)
+        for (int k = 0; k < 8; k++)
+            r->l[j][k] = (a->l[j][k] & sel[k]) | (r->l[j][k] & ~sel[k]);
+}
+
+/* Mask of the lanes of a that are zero. */
+static unsigned lane_zeros(const g16__fp8 *a)
+{
+    uint64_t any[8] = {0};
+    unsigned z = 0;
+    for (int j = 0; j < 8; j++)
+        for (int k = 0; k < 8; k++)
+            any[k] |= a->l[j][k];
+    for (int k = 0; k < 8; k++)
+        z |= (unsigned)(any[k] == 0) << k;
+    return z;
+}
+
+/* Bucket and point of each lane of group g (the padding pair beyond m). */
+static void group_points(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, size_t g,
+                         g16__p1_aff52 *bk[8], const g16__p1_aff52 *pt[8])
+{
+    for (size_t k = 0; k < 8; k++) {
+        size_t j = 8 * g + k;
+        bk[k] = j < m ? &L->bk[e[j].b] : &L->pad_bk;
+        pt[k] = j < m ? e[j].q : &L->pad_pt;
+    }
+}
+
+/* Buckets are scattered over megabytes and bases over the whole input: the forward pass fetches
+ * all four lines of a later group (x and y: the backward pass then finds the batch's 256 KiB in
+ * L2). Without prefetching the prototype ran 190-195 ns per addition, with one group ahead 162
+ * (/work/notes/cpu_fp_results.md). */
+#define PREFETCH_GROUPS 8
+
+static void prefetch_group(const g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, size_t g)
+{
+    for (size_t j = 8 * g; j < 8 * g + 8 && j < m; j++) {
+        const g16__p1_aff52 *b = &L->bk[e[j].b];
+        __builtin_prefetch(&b->x, 1);
+        __builtin_prefetch(&b->y, 1);
+        __builtin_prefetch(&e[j].q->x);
+        __builtin_prefetch(&e[j].q->y);
+    }
+}
+
+/* Gathers and scatters are 8x8 transposes of 64-bit words. g16__fp8_gather/_scatter do them
+ * word by word (64 loads and stores, then eight 64-byte loads that cannot be forwarded from the
+ * small stores): 69 ns per gather measured against 15 ns per lane of an Fp8 product
+ * (/work/notes/msm_fp8_bench/gather.c), 16% of the lane MSM's time. With AVX-512 the transpose
+ * runs in registers: eight row loads, 24 shuffles, eight row stores. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(G16_NO_ASM)
+#include <immintrin.h>
+#define LANES_AVX512 1
+
+__attribute__((target("avx512f"))) static inline void transpose8(__m512i a[8])
+{
+    __m512i t[8], u[8];
+    for (int i = 0; i < 4; i++) { /* t[2i]: words 0,2,4,6 of rows 2i, 2i+1 interleaved; t[2i+1]: 1,3,5,7 */
+        t[2 * i] = _mm512_unpacklo_epi64(a[2 * i], a[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi64(a[2 * i], a[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) { /* rows 4h..4h+3: u[4h + c] holds columns c and c + 4 (c < 4) */
+        const __m512i *v = t + 4 * h;
+        u[4 * h + 0] = _mm512_shuffle_i64x2(v[0], v[2], 0x88);
+        u[4 * h + 1] = _mm512_shuffle_i64x2(v[1], v[3], 0x88);
+        u[4 * h + 2] = _mm512_shuffle_i64x2(v[0], v[2], 0xdd);
+        u[4 * h + 3] = _mm512_shuffle_i64x2(v[1], v[3], 0xdd);
+    }
+    for (int c = 0; c < 4; c++) {
+        a[c] = _mm512_shuffle_i64x2(u[c], u[4 + c], 0x88);
+        a[c + 4] = _mm512_shuffle_i64x2(u[c], u[4 + c], 0xdd);
+    }
+}
+
+__attribute__((target("avx512f"))) static void gather8(g16__fp8 *r, const g16__fp52 *const e[8])
+{
+    __m512i a[8];
+    _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+        a[k] = _mm512_loadu_si512((const void *)e[k]->l);
+    transpose8(a);
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        _mm512_store_si512((void *)r->l[j], a[j]);
+}
+
+__attribute__((target("avx512f"))) static void scatter8(g16__fp52 *const e[8], const g16__fp8 *r)
+{
+    __m512i a[8];
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        a[j] = _mm512_load_si512((const void *)r->l[j]);
+    transpose8(a);
+    _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+        _mm512_storeu_si512((void *)e[k]->l, a[k]);
+}
+#else
+#define LANES_AVX512 0
+#endif
+
+static void lanes_gather(const g16__p1_lanes *L, g16__fp8 *r, const g16__fp52 *const e[8])
+{
+#if LANES_AVX512
+    if (L->avx512) {
+        gather8(r, e);
+        return;
+    }
+#endif
+    (void)L;
+    g16__fp8_gather(r, e);
+}
+
+static void lanes_scatter(const g16__p1_lanes *L, g16__fp52 *const e[8], const g16__fp8 *r)
+{
+#if LANES_AVX512
+    if (L->avx512) {
+        scatter8(e, r);
+        return;
+    }
+#endif
+    (void)L;
+    g16__fp8_scatter(e, r);
+}
+
+static void gather_x(const g16__p1_lanes *L, g16__fp8 *r, g16__p1_aff52 *const bk[8])
+{
+    const g16__fp52 *c[8];
+    for (int k = 0; k < 8; k++)
+        c[k] = &bk[k]->x;
+    lanes_gather(L, r, c);
+}
+
+static void gather_y(const g16__p1_lanes *L, g16__fp8 *r, g16__p1_aff52 *const bk[8])
+{
+    const g16__fp52 *c[8];
+    for (int k = 0; k < 8; k++)
+        c[k] = &bk[k]->y;
+    lanes_gather(L, r, c);
+}
+
+static void gather_px(const g16__p1_lanes *L, g16__fp8 *r, const g16__p1_aff52 *const pt[8])
+{
+    const g16__fp52 *c[8];
+    for (int k = 0; k < 8; k++)
+        c[k] = &pt[k]->x;
+    lanes_gather(L, r, c);
+}
+
+static void gather_py(const g16__p1_lanes *L, g16__fp8 *r, const g16__p1_aff52 *const pt[8])
+{
+    const g16__fp52 *c[8];
+    for (int k = 0; k < 8; k++)
+        c[k] = &pt[k]->y;
+    lanes_gather(L, r, c);
+}
+
+/* ---------------- the batch ---------------- */
+
+/* Lanes with x_P = x_B (mask zero): the same point doubles (unless y = 0), the opposite one
+ * cancels, as in acc_run_batch. Sets their kinds and denominators (2·y_B, or 1). */
+static void classify_special(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t g, unsigned zero,
+                             g16__p1_aff52 *const bk[8], const g16__p1_aff52 *const pt[8], g16__fp8 *den)
+{
+    unsigned dbl = 0, inf = 0;
+    for (int k = 0; k < 8; k++) {
+        if (!((zero >> k) & 1))
+            continue;
+        size_t j = 8 * g + (size_t)k;
+        g16__fp52 py;
+        if (e[j].neg)
+            fp52_neg(&py, &pt[k]->y);
+        else
+            py = pt[k]->y;
+        int same = memcmp(&py, &bk[k]->y, sizeof py) == 0 && !fp52_is_zero(&bk[k]->y);
+        L->kind[j] = same ? L_DBL : L_INF;
+        if (same)
+            dbl |= 1u << k;
+        else
+            inf |= 1u << k;
+    }
+    if (dbl) {
+        g16__fp8 y2;
+        gather_y(L, &y2, bk);
+        g16__fp8_dbl(&y2, &y2);
+        lane_select(den, &y2, dbl);
+    }
+    if (inf) {
+        const g16__fp52 *one[8];
+        g16__fp8 o;
+        for (int k = 0; k < 8; k++)
+            one[k] = &L->one;
+        lanes_gather(L, &o, one);
+        lane_select(den, &o, inf);
+    }
+    L->special[g] = (uint8_t)(dbl | inf);
+}
+
+/* Forward pass: denominators, lane prefix products; *acc = each lane's full product. */
+static void batch_forward(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, g16__fp8 *acc)
+{
+    size_t ng = (m + 7) / 8;
+    const g16__fp52 *one[8];
+    for (int k = 0; k < 8; k++)
+        one[k] = &L->one;
+    lanes_gather(L, acc, one);
+    memset(L->kind, L_ADD, ng * 8);
+    for (size_t g = 0; g < ng; g++) {
+        g16__p1_aff52 *bk[8];
+        const g16__p1_aff52 *pt[8];
+        g16__fp8 bx, px;
+        if (g + PREFETCH_GROUPS < ng)
+            prefetch_group(L, e, m, g + PREFETCH_GROUPS);
+        group_points(L, e, m, g, bk, pt);
+        gather_x(L, &bx, bk);
+        gather_px(L, &px, pt);
+        g16__fp8_sub(&L->den[g], &px, &bx);
+        L->special[g] = 0;
+        unsigned zero = lane_zeros(&L->den[g]); /* padding lanes have x_P − x_B = 1 */
+        if (zero)
+            classify_special(L, e, g, zero, bk, pt, &L->den[g]);
+        L->prefix[g] = *acc;
+        g16__fp8_mul(acc, acc, &L->den[g]);
+    }
+}
+
+/* inv := 1 / acc per lane: the eight lanes by Montgomery's trick around one scalar inversion. */
+static void invert_lanes(g16__fp8 *inv, const g16__fp8 *acc)
+{
+    g16_fp l[8], pre[8], a = g16__fp_one, ia;
+    g16__fp8_to_fp(l, acc);
+    for (int k = 0; k < 8; k++) {
+        pre[k] = a;
+        g16__fp_mul(&a, &a, &l[k]);
+    }
+    g16__fp_inv_var(&ia, &a);
+    for (int k = 8; k-- > 0;) {
+        g16_fp t;
+        g16__fp_mul(&t, &ia, &pre[k]);
+        g16__fp_mul(&ia, &ia, &l[k]);
+        l[k] = t;
+    }
+    g16__fp8_from_fp(inv, l);
+}
+
+/* Numerators of group g: y_P − y_B with y_P negated where the entry subtracts; 3·x_B² in the
+ * doubling lanes. */
+static void group_numerators(const g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, size_t g,
+                             const g16__p1_aff52 *const pt[8], const g16__fp8 *bx, const g16__fp8 *by, g16__fp8 *num)
+{
+    g16__fp8 py, t;
+    unsigned neg = 0, dbl = 0;
+    for (size_t k = 0; k < 8 && 8 * g + k < m; k++)
+        neg |= (unsigned)(e[8 * g + k].neg != 0) << k;
+    gather_py(L, &py, pt);
+    if (neg) {
+        g16__fp8_neg(&t, &py);
+        lane_select(&py, &t, neg);
+    }
+    g16__fp8_sub(num, &py, by);
+    if (!L->special[g])
+        return;
+    for (size_t k = 0; k < 8; k++)
+        if (8 * g + k < m && L->kind[8 * g + k] == L_DBL)
+            dbl |= 1u << k;
+    if (dbl) {
+        g16__fp8 s;
+        g16__fp8_sqr(&s, bx);
+        g16__fp8_dbl(&t, &s);
+        g16__fp8_add(&t, &t, &s);
+        lane_select(num, &t, dbl);
+    }
+}
+
+/* Backward pass over group g: the new buckets, written back; cancelled buckets emptied. */
+static void group_backward(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, size_t g, g16__fp8 *inv,
+                           uint8_t *filled)
+{
+    g16__p1_aff52 *bk[8];
+    const g16__p1_aff52 *pt[8];
+    g16__fp8 bx, by, px, num, dinv, lam, x3, t;
+    group_points(L, e, m, g, bk, pt);
+    gather_x(L, &bx, bk);
+    gather_y(L, &by, bk);
+    gather_px(L, &px, pt);
+    group_numerators(L, e, m, g, pt, &bx, &by, &num);
+    g16__fp8_mul(&dinv, inv, &L->prefix[g]);
+    g16__fp8_mul(inv, inv, &L->den[g]);
+    g16__fp8_mul(&lam, &num, &dinv);
+    g16__fp8_sqr(&x3, &lam);
+    g16__fp8_sub(&x3, &x3, &bx);
+    g16__fp8_sub(&x3, &x3, &px); /* x_P = x_B when doubling */
+    g16__fp8_sub(&t, &bx, &x3);
+    g16__fp8_mul(&t, &lam, &t);
+    g16__fp8_sub(&t, &t, &by);
+    g16__fp52 *wx[8], *wy[8];
+    for (size_t k = 0; k < 8; k++) {
+        size_t j = 8 * g + k;
+        int live = j < m && L->kind[j] != L_INF;
+        if (j < m && !live)
+            filled[e[j].b] = 0;
+        wx[k] = live ? &bk[k]->x : &L->sink[k].x;
+        wy[k] = live ? &bk[k]->y : &L->sink[k].y;
+    }
+    lanes_scatter(L, wx, &x3);
+    lanes_scatter(L, wy, &t);
+}
+
+void g16__p1_lanes_batch(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, uint8_t *filled)
+{
+    g16__fp8 acc, inv;
+    if (m == 0)
+        return;
+    batch_forward(L, e, m, &acc);
+    invert_lanes(&inv, &acc);
+    for (size_t g = (m + 7) / 8; g-- > 0;)
+        group_backward(L, e, m, g, &inv, filled);
+}
