@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "field/fr.h"
+#include "msm/msm_g1_fp8.h"
 #include "msm/msm_internal.h"
 #include "util/error.h"
 #include "util/threads.h"
@@ -172,23 +173,39 @@ static const struct {
     {2965820, 15},  {11863283, 16}, {(size_t)-1, 17},
 };
 
-unsigned g16__msm_window_for(size_t n, int g2)
+/*
+ * The G1 lane path (msm_g1_fp8.h) adds about 2.5x faster while the XYZZ bucket reduction costs
+ * the same, so it takes windows 2 bits smaller (a quarter of the buckets) from c = 12 up, and
+ * batches of up to 2048 (its one inversion per batch is ~15% of a 1024 batch). Measured A/B in
+ * one process, one thread, lane path (/work/notes/msm_fp8_results.md): G1 2^16 c13/b1024 ->
+ * c11/b2048 1.17-1.24x, c10/b2048 1.20-1.22x, c12/b512 0.92-1.03x; G1 2^18 c14/auto -> c12/b2048
+ * 1.17-1.18x, c13/b2048 0.93x.
+ */
+#define LANES_WINDOW_FROM 12
+#define LANES_WINDOW_LESS 2
+#define LANES_MAX_BATCH 2048
+
+static unsigned window_for_path(size_t n, int g2, int lanes)
 {
     size_t i = 0;
     (void)g2;
     while (n > window_table[i].max_n)
         i++;
-    return window_table[i].c;
+    unsigned c = window_table[i].c;
+    return lanes && c >= LANES_WINDOW_FROM ? c - LANES_WINDOW_LESS : c;
 }
+
+unsigned g16__msm_window_for(size_t n, int g2) { return window_for_path(n, g2, !g2 && g16__p1_lanes_wanted()); }
 
 /* Affine buckets one window task may use (so they stay in a core's L2 cache), and the largest
  * automatic batch (one inversion per batch; its share per addition is small by then). */
 #define BUCKET_BUDGET ((size_t)256 << 10)
 #define MAX_AUTO_BATCH 1024
 
-void g16__msm_make_plan(g16__msm_plan *pl, const g16__msm_prep *p, const g16__msm_opts *opts, int nthreads, int g2)
+void g16__msm_make_plan(g16__msm_plan *pl, const g16__msm_prep *p, const g16__msm_opts *opts, int nthreads, int g2,
+                        int lanes)
 {
-    unsigned c = opts && opts->window ? opts->window : g16__msm_window_for(p->nothers, g2);
+    unsigned c = opts && opts->window ? opts->window : window_for_path(p->nothers, g2, lanes);
     size_t h = (size_t)1 << (c - 1), aff = g2 ? 192 : 96;
     size_t want = nthreads > 1 ? 2 * (size_t)nthreads : 1; /* tasks: 2 per thread evens out the load */
     pl->c = c;
@@ -223,10 +240,11 @@ void g16__msm_make_plan(g16__msm_plan *pl, const g16__msm_prep *p, const g16__ms
     size_t adds = pl->nchunks ? p->nothers / pl->nchunks * pl->wgroup : 0;
     pl->accum = opts && opts->accum ? opts->accum
                                     : (adds >= G16__MSM_AFFINE_MIN ? G16__MSM_ACCUM_AFFINE : G16__MSM_ACCUM_XYZZ);
-    /* each window's share of a batch at most a quarter of its buckets: few collisions */
-    size_t b = (pl->nwin / pl->ngroups) * h / 4;
-    if (b > MAX_AUTO_BATCH)
-        b = MAX_AUTO_BATCH;
+    /* each window's share of a batch at most a quarter of its buckets: few collisions (the lane
+     * path: up to all of them, acc_init gives such windows more slots; measured above) */
+    size_t b = (pl->nwin / pl->ngroups) * h / (lanes ? 1 : 4);
+    if (b > (lanes ? LANES_MAX_BATCH : MAX_AUTO_BATCH))
+        b = lanes ? LANES_MAX_BATCH : MAX_AUTO_BATCH;
     if (b < 64)
         b = 64;
     pl->batch = opts && opts->batch ? opts->batch : b;

@@ -53,8 +53,10 @@ typedef struct {
     size_t ntasks;     /* ngroups · nchunks + nones_chunks */
 } g16__msm_plan;
 
+/* lanes: the G1 Fp8 lane path will accumulate (msm_g1_fp8.h): its additions cost less against
+ * the bucket reduction, so it plans smaller windows and larger batches. */
 void g16__msm_make_plan(g16__msm_plan *pl, const g16__msm_prep *p, const g16__msm_opts *opts, int nthreads,
-                        int g2);
+                        int g2, int lanes);
 
 /* Number of buckets of window w (digits 1..that value occur; the top window is narrower). */
 size_t g16__msm_window_buckets(const g16__msm_plan *pl, unsigned w);

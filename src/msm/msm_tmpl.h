@@ -645,13 +645,19 @@ static void lanes_convert_task(void *vctx, size_t begin, size_t end)
     }
 }
 
+/* Whether this call takes the lane path (environment and CPU, read once per call). */
+static int lanes_wanted(const g16__msm_opts *opts)
+{
+    return g16__p1_lanes_wanted() && !(opts && opts->accum == G16__MSM_ACCUM_XYZZ);
+}
+
 /* The lane path (when wanted, for affine accumulation): every base the tasks read, converted
  * once (two scalar products per base, against one batch addition per base and window).
- * Without the memory, the scalar path runs. */
-static void lanes_prepare(msm_ctx *x, int nthreads)
+ * Without the memory, the scalar path runs (with the lane path's plan: correct, a bit slower). */
+static void lanes_prepare(msm_ctx *x, int nthreads, int lanes)
 {
     size_t n = x->p->nothers + x->p->nones;
-    if (x->pl->accum != G16__MSM_ACCUM_AFFINE || n == 0 || !g16__p1_lanes_wanted())
+    if (!lanes || x->pl->accum != G16__MSM_ACCUM_AFFINE || n == 0)
         return;
     if (!(x->lp = aligned_alloc(64, n * sizeof *x->lp)))
         return;
@@ -660,10 +666,17 @@ static void lanes_prepare(msm_ctx *x, int nthreads)
     g16__span_end(sp);
 }
 #else
-static void lanes_prepare(msm_ctx *x, int nthreads)
+static int lanes_wanted(const g16__msm_opts *opts)
+{
+    (void)opts;
+    return 0;
+}
+
+static void lanes_prepare(msm_ctx *x, int nthreads, int lanes)
 {
     (void)x;
     (void)nthreads;
+    (void)lanes;
 }
 #endif
 
@@ -712,7 +725,8 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
     g16__span_end(sp);
     if (st != G16_OK)
         goto cleanup;
-    g16__msm_make_plan(&pl, &p, opts, nthreads, MSM_G2);
+    int lanes = lanes_wanted(opts);
+    g16__msm_make_plan(&pl, &p, opts, nthreads, MSM_G2, lanes);
     g16__span_metric("nontrivial", p.nothers);
     g16__span_metric("ones", p.nones);
     x.res = malloc(((size_t)pl.nwin * pl.nchunks + pl.nones_chunks + 1) * sizeof *x.res);
@@ -721,7 +735,7 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
         st = g16__error(err, G16_ERR_NOMEM, "msm: %zu task results", pl.ntasks);
         goto cleanup;
     }
-    lanes_prepare(&x, nthreads);
+    lanes_prepare(&x, nthreads, lanes);
     g16__msm_run(nthreads, pl.ntasks, msm_task, &x);
     for (size_t t = 0; t < pl.ntasks; t++) {
         if (x.nomem[t]) {
