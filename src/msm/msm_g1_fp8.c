@@ -1,13 +1,17 @@
 /*
  * G1 batch-affine bucket additions in Fp8 lanes (msm_g1_fp8.h has the representation and the
  * contract). Per entry, as msm_tmpl.h's acc_run_batch:
- *   forward:   den = x_P − x_B (2·y_B when doubling, 1 when cancelling); prefix = running
- *              product of the lane's earlier denominators
+ *   forward:   gathers x_B, y_B, x_P, y_P (y_P negated when the entry subtracts);
+ *              den = x_P − x_B (2·y_B when doubling, 1 when cancelling),
+ *              num = y_P − y_B (3·x_B² when doubling), prefix = running product of the lane's
+ *              earlier denominators; all kept per group (lane_group) for the backward pass
  *   one inversion of the eight lane products
- *   backward:  1/den = inv·prefix, inv ·= den; λ = (y_P − y_B)/den (3·x_B²/den when doubling);
- *              x3 = λ² − x_B − x_P, y3 = λ(x_B − x3) − y_B
- * with y_P negated when the entry subtracts. The rare cases (x_P = x_B) are found per lane in the
- * forward pass and patched lane by lane; the common path has no per-lane branches.
+ *   backward:  1/den = inv·prefix, inv ·= den; λ = num/den;
+ *              x3 = λ² − (x_B + x_P), y3 = λ(x_B − x3) − y_B; scattered back
+ * The rare cases (x_P = x_B) are found per lane in the forward pass and patched lane by lane;
+ * the common path has no per-lane branches. Keeping the group's coordinates instead of gathering
+ * them again in the backward pass measured ~10% faster per addition (G1 2^16, one thread, cycles
+ * per entry relative to the inversion's in the same run).
  */
 #include "msm/msm_g1_fp8.h"
 
@@ -22,12 +26,22 @@ enum { L_ADD, L_DBL, L_INF };
 static const uint64_t p52[8] = {0xeffffffffaaabULL, 0xfeb153ffffb9fULL, 0x6b0f6241eabffULL, 0x12bf6730d2a0fULL,
                                 0x764774b84f385ULL, 0x1ba7b6434bacdULL, 0x1ea397fe69a4bULL, 0x1a011ULL};
 
+/* What the backward pass needs of a group, written by the forward pass (which gathers every
+ * coordinate once: the backward pass then reads this sequentially instead of gathering again). */
+typedef struct {
+    g16__fp8 prefix; /* product of the lane's earlier denominators */
+    g16__fp8 den;    /* x_P − x_B (2·y_B doubling, 1 cancelling) */
+    g16__fp8 num;    /* y_P − y_B with y_P negated for subtraction (3·x_B² doubling) */
+    g16__fp8 sx;     /* x_B + x_P */
+    g16__fp8 bx, by;
+} lane_group;
+
 struct g16__p1_lanes {
     g16__p1_aff52 pad_bk, pad_pt; /* an unused lane adds (1, 0) to (0, 0): denominator 1 */
     g16__p1_aff52 sink[8];        /* where unused and cancelled lanes scatter to */
     g16__fp52 one;
     g16__p1_aff52 *bk;
-    g16__fp8 *prefix, *den; /* per group of eight entries */
+    lane_group *grp;        /* per group of eight entries */
     uint8_t *special;       /* per group: lanes whose entry is not a plain addition */
     uint8_t *kind;          /* per entry: L_ADD, L_DBL, L_INF */
     size_t cap;
@@ -54,11 +68,10 @@ g16__p1_lanes *g16__p1_lanes_create(size_t nb, size_t cap)
     memset(L, 0, sizeof *L);
     L->cap = cap;
     L->bk = alloc64(nb * sizeof *L->bk);
-    L->prefix = alloc64(ng * sizeof *L->prefix);
-    L->den = alloc64(ng * sizeof *L->den);
+    L->grp = alloc64(ng * sizeof *L->grp);
     L->special = malloc(ng);
     L->kind = malloc(ng * 8);
-    if (!L->bk || !L->prefix || !L->den || !L->special || !L->kind) {
+    if (!L->bk || !L->grp || !L->special || !L->kind) {
         g16__p1_lanes_destroy(L);
         return NULL;
     }
@@ -73,8 +86,7 @@ void g16__p1_lanes_destroy(g16__p1_lanes *L)
     if (!L)
         return;
     free(L->bk);
-    free(L->prefix);
-    free(L->den);
+    free(L->grp);
     free(L->special);
     free(L->kind);
     free(L);
@@ -162,10 +174,11 @@ static void group_points(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m
     }
 }
 
-/* Buckets are scattered over megabytes and bases over the whole input: the forward pass fetches
- * all four lines of a later group (x and y: the backward pass then finds the batch's 256 KiB in
- * L2). Without prefetching the prototype ran 190-195 ns per addition, with one group ahead 162
- * (/work/notes/cpu_fp_results.md). */
+/* Buckets are scattered over a task's slots and bases over the input: the forward pass (the only
+ * one that reads them) fetches the four lines of each entry some groups ahead. The prototype ran
+ * 190-195 ns per addition without prefetching, 162 with one group ahead
+ * (/work/notes/cpu_fp_results.md); here 1, 2, 4, 8 and 16 groups ahead measured within this VM's
+ * noise of each other (G1 2^16, one thread). */
 #define PREFETCH_GROUPS 8
 
 static void prefetch_group(const g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, size_t g)
@@ -292,7 +305,7 @@ static void gather_py(const g16__p1_lanes *L, g16__fp8 *r, const g16__p1_aff52 *
 /* Lanes with x_P = x_B (mask zero): the same point doubles (unless y = 0), the opposite one
  * cancels, as in acc_run_batch. Sets their kinds and denominators (2·y_B, or 1). */
 static void classify_special(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t g, unsigned zero,
-                             g16__p1_aff52 *const bk[8], const g16__p1_aff52 *const pt[8], g16__fp8 *den)
+                             g16__p1_aff52 *const bk[8], const g16__p1_aff52 *const pt[8], lane_group *G)
 {
     unsigned dbl = 0, inf = 0;
     for (int k = 0; k < 8; k++) {
@@ -312,10 +325,13 @@ static void classify_special(g16__p1_lanes *L, const g16__p1_lane_entry *e, size
             inf |= 1u << k;
     }
     if (dbl) {
-        g16__fp8 y2;
-        gather_y(L, &y2, bk);
-        g16__fp8_dbl(&y2, &y2);
-        lane_select(den, &y2, dbl);
+        g16__fp8 t, s;
+        g16__fp8_dbl(&t, &G->by);
+        lane_select(&G->den, &t, dbl);
+        g16__fp8_sqr(&s, &G->bx);
+        g16__fp8_dbl(&t, &s);
+        g16__fp8_add(&t, &t, &s);
+        lane_select(&G->num, &t, dbl);
     }
     if (inf) {
         const g16__fp52 *one[8];
@@ -323,12 +339,30 @@ static void classify_special(g16__p1_lanes *L, const g16__p1_lane_entry *e, size
         for (int k = 0; k < 8; k++)
             one[k] = &L->one;
         lanes_gather(L, &o, one);
-        lane_select(den, &o, inf);
+        lane_select(&G->den, &o, inf);
     }
     L->special[g] = (uint8_t)(dbl | inf);
 }
 
-/* Forward pass: denominators, lane prefix products; *acc = each lane's full product. */
+/* Numerators of group g: y_P − y_B, with y_P negated in the lanes whose entry subtracts. */
+static void group_numerators(const g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, size_t g,
+                             const g16__p1_aff52 *const pt[8], lane_group *G)
+{
+    g16__fp8 py, t;
+    unsigned neg = 0;
+    for (size_t k = 0; k < 8 && 8 * g + k < m; k++)
+        neg |= (unsigned)(e[8 * g + k].neg != 0) << k;
+    gather_py(L, &py, pt);
+    if (neg) {
+        g16__fp8_neg(&t, &py);
+        lane_select(&py, &t, neg);
+    }
+    g16__fp8_sub(&G->num, &py, &G->by);
+}
+
+/* Forward pass: every coordinate of group g gathered once into L->grp[g], denominators and
+ * numerators (the rare x_P = x_B lanes patched), lane prefix products; *acc = each lane's full
+ * product. */
 static void batch_forward(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, g16__fp8 *acc)
 {
     size_t ng = (m + 7) / 8;
@@ -340,19 +374,23 @@ static void batch_forward(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t 
     for (size_t g = 0; g < ng; g++) {
         g16__p1_aff52 *bk[8];
         const g16__p1_aff52 *pt[8];
-        g16__fp8 bx, px;
+        lane_group *G = &L->grp[g];
+        g16__fp8 px;
         if (g + PREFETCH_GROUPS < ng)
             prefetch_group(L, e, m, g + PREFETCH_GROUPS);
         group_points(L, e, m, g, bk, pt);
-        gather_x(L, &bx, bk);
+        gather_x(L, &G->bx, bk);
+        gather_y(L, &G->by, bk);
         gather_px(L, &px, pt);
-        g16__fp8_sub(&L->den[g], &px, &bx);
+        g16__fp8_sub(&G->den, &px, &G->bx);
+        g16__fp8_add(&G->sx, &px, &G->bx); /* x_P = x_B when doubling */
+        group_numerators(L, e, m, g, pt, G);
         L->special[g] = 0;
-        unsigned zero = lane_zeros(&L->den[g]); /* padding lanes have x_P − x_B = 1 */
+        unsigned zero = lane_zeros(&G->den); /* padding lanes have x_P − x_B = 1 */
         if (zero)
-            classify_special(L, e, g, zero, bk, pt, &L->den[g]);
-        L->prefix[g] = *acc;
-        g16__fp8_mul(acc, acc, &L->den[g]);
+            classify_special(L, e, g, zero, bk, pt, G);
+        G->prefix = *acc;
+        g16__fp8_mul(acc, acc, &G->den);
     }
 }
 
@@ -375,64 +413,29 @@ static void invert_lanes(g16__fp8 *inv, const g16__fp8 *acc)
     g16__fp8_from_fp(inv, l);
 }
 
-/* Numerators of group g: y_P − y_B with y_P negated where the entry subtracts; 3·x_B² in the
- * doubling lanes. */
-static void group_numerators(const g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, size_t g,
-                             const g16__p1_aff52 *const pt[8], const g16__fp8 *bx, const g16__fp8 *by, g16__fp8 *num)
-{
-    g16__fp8 py, t;
-    unsigned neg = 0, dbl = 0;
-    for (size_t k = 0; k < 8 && 8 * g + k < m; k++)
-        neg |= (unsigned)(e[8 * g + k].neg != 0) << k;
-    gather_py(L, &py, pt);
-    if (neg) {
-        g16__fp8_neg(&t, &py);
-        lane_select(&py, &t, neg);
-    }
-    g16__fp8_sub(num, &py, by);
-    if (!L->special[g])
-        return;
-    for (size_t k = 0; k < 8; k++)
-        if (8 * g + k < m && L->kind[8 * g + k] == L_DBL)
-            dbl |= 1u << k;
-    if (dbl) {
-        g16__fp8 s;
-        g16__fp8_sqr(&s, bx);
-        g16__fp8_dbl(&t, &s);
-        g16__fp8_add(&t, &t, &s);
-        lane_select(num, &t, dbl);
-    }
-}
-
 /* Backward pass over group g: the new buckets, written back; cancelled buckets emptied. */
 static void group_backward(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, size_t g, g16__fp8 *inv,
                            uint8_t *filled)
 {
-    g16__p1_aff52 *bk[8];
-    const g16__p1_aff52 *pt[8];
-    g16__fp8 bx, by, px, num, dinv, lam, x3, t;
-    group_points(L, e, m, g, bk, pt);
-    gather_x(L, &bx, bk);
-    gather_y(L, &by, bk);
-    gather_px(L, &px, pt);
-    group_numerators(L, e, m, g, pt, &bx, &by, &num);
-    g16__fp8_mul(&dinv, inv, &L->prefix[g]);
-    g16__fp8_mul(inv, inv, &L->den[g]);
-    g16__fp8_mul(&lam, &num, &dinv);
+    const lane_group *G = &L->grp[g];
+    g16__fp8 dinv, lam, x3, t;
+    g16__fp8_mul(&dinv, inv, &G->prefix);
+    g16__fp8_mul(inv, inv, &G->den);
+    g16__fp8_mul(&lam, &G->num, &dinv);
     g16__fp8_sqr(&x3, &lam);
-    g16__fp8_sub(&x3, &x3, &bx);
-    g16__fp8_sub(&x3, &x3, &px); /* x_P = x_B when doubling */
-    g16__fp8_sub(&t, &bx, &x3);
+    g16__fp8_sub(&x3, &x3, &G->sx);
+    g16__fp8_sub(&t, &G->bx, &x3);
     g16__fp8_mul(&t, &lam, &t);
-    g16__fp8_sub(&t, &t, &by);
+    g16__fp8_sub(&t, &t, &G->by);
     g16__fp52 *wx[8], *wy[8];
     for (size_t k = 0; k < 8; k++) {
         size_t j = 8 * g + k;
         int live = j < m && L->kind[j] != L_INF;
         if (j < m && !live)
             filled[e[j].b] = 0;
-        wx[k] = live ? &bk[k]->x : &L->sink[k].x;
-        wy[k] = live ? &bk[k]->y : &L->sink[k].y;
+        g16__p1_aff52 *b = live ? &L->bk[e[j].b] : &L->sink[k];
+        wx[k] = &b->x;
+        wy[k] = &b->y;
     }
     lanes_scatter(L, wx, &x3);
     lanes_scatter(L, wy, &t);
