@@ -411,6 +411,9 @@ static void test_p1_large_split(void **state)
     p1_msm_ok(&r1, b, k, N, &o1);
     p1_check(&r8, &r1);
     assert_memory_equal(&r8, &r1, sizeof r8);
+    g16__msm_opts o3 = {.nthreads = 3, .lane_slice = 7000}; /* lane path: 4 parts of ones, 2 of others */
+    p1_msm_ok(&r8, b, k, N, &o3);
+    assert_memory_equal(&r8, &r1, sizeof r8);
     for (size_t i = 0; i < N; i++)
         g16__fr_set_one(&k[i]);
     g16__p1_set_infinity(&want);
@@ -457,7 +460,12 @@ static void test_p1_lane_batches(void **state)
         g16__p1_mul_var(&t, &sum[v], &few[v]);
         g16__p1_add_var(&want, &want, &t);
     }
-    const g16__msm_opts opts[] = {{0}, {.nthreads = 1}, {.nthreads = 1, .batch = 1000, .window = 9}};
+    /* lane_slice: the lane path in parts (9 and 3), each converting only its own bases */
+    const g16__msm_opts opts[] = {{0},
+                                  {.nthreads = 1},
+                                  {.nthreads = 1, .batch = 1000, .window = 9},
+                                  {.nthreads = 1, .lane_slice = 1000},
+                                  {.nthreads = 2, .lane_slice = 3000}};
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
         p1_msm_ok(&r, b, k, N, &opts[i]);
         p1_check(&r, &want);

@@ -37,8 +37,8 @@
  * plus per running task its buckets (at most ~256 KiB for small windows, 2^(c-1) affine points
  * for large ones: 1.5 MiB in G1 at c = 15) and a batch (≤ 1024 entries, ~120 B each in G1).
  * G1 on a CPU with AVX-512 IFMA (the Fp8 lane path, msm_g1_fp8.h; G16_MSM_FP8=0 turns it off):
- * 128 bytes more per non-trivial or one scalar (the bases in the lane format, for the call), and
- * buckets of 128 bytes instead of 96.
+ * 128 bytes more per non-trivial or one scalar (the bases in the lane format, for the call; at
+ * most G16__MSM_LANE_SLICE of each at a time), and buckets of 128 bytes instead of 96.
  *
  * Threads: calls g16__parallel_for (so it may run inside a pool job: nested calls run inline).
  * opts->nthreads = k caps this thread's pool use at k for the call (g16__threads_set_limit) and
@@ -66,7 +66,15 @@ typedef struct {
     unsigned window; /* 0: from the table by the number of non-trivial scalars; else c in [1, 20] */
     int accum;       /* bucket accumulation: 0 automatic, G16__MSM_ACCUM_XYZZ, G16__MSM_ACCUM_AFFINE */
     unsigned batch;  /* 0: automatic; else the affine batch size, in [2, 65536] */
+    size_t lane_slice; /* G1 lane path: 0: G16__MSM_LANE_SLICE; else at most this many bases converted
+                        * at once (the MSM runs in parts, each summed on its own) */
 } g16__msm_opts;
+
+/* The G1 lane path converts the bases of at most this many non-trivial scalars (and as many ones)
+ * at a time: 2 x 128 MiB. Each further part costs one more bucket reduction: estimated ~3% of a
+ * part's time at this size (2^12 buckets x 20 windows of XYZZ sums, ~0.1 s, against 2^20 x 20
+ * lane additions, ~3.5 s, on the dev VM). */
+#define G16__MSM_LANE_SLICE ((size_t)1 << 20)
 
 #define G16__MSM_ACCUM_XYZZ 1   /* mixed XYZZ additions into projective buckets */
 #define G16__MSM_ACCUM_AFFINE 2 /* batched affine additions with a shared inversion */

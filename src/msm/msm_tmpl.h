@@ -700,6 +700,61 @@ static void combine(xyzz *out, const msm_ctx *x)
     *out = acc;
 }
 
+/* The MSM of the prepared scalars p (all of them, or one part on the lane path) into *out. */
+static g16_status msm_part(xyzz *out, const AFF *bases, const g16__msm_prep *p, const g16__msm_opts *opts,
+                           int nthreads, int lanes, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__msm_plan pl;
+    msm_ctx x = {bases, p, &pl, NULL, NULL, NULL};
+    g16__msm_make_plan(&pl, p, opts, nthreads, MSM_G2, lanes);
+    x.res = malloc(((size_t)pl.nwin * pl.nchunks + pl.nones_chunks + 1) * sizeof *x.res);
+    x.nomem = calloc(pl.ntasks ? pl.ntasks : 1, sizeof *x.nomem);
+    if (!x.res || !x.nomem) {
+        st = g16__error(err, G16_ERR_NOMEM, "msm: %zu task results", pl.ntasks);
+        goto cleanup;
+    }
+    lanes_prepare(&x, nthreads, lanes);
+    g16__msm_run(nthreads, pl.ntasks, msm_task, &x);
+    for (size_t t = 0; t < pl.ntasks; t++) {
+        if (x.nomem[t]) {
+            st = g16__error(err, G16_ERR_NOMEM, "msm: buckets of task %zu (window %u bits, %u windows)", t, pl.c,
+                            pl.wgroup);
+            goto cleanup;
+        }
+    }
+    g16__span sp = g16__span_begin(MSM_SPAN ".combine");
+    combine(out, &x);
+    g16__span_end(sp);
+cleanup:
+    free(x.res);
+    free(x.nomem);
+    free(x.lp);
+    return st;
+}
+
+/* Parts of the MSM: one, or on the lane path enough that each converts at most opts->lane_slice
+ * (default G16__MSM_LANE_SLICE) non-trivial scalars' and ones' bases at a time. */
+static size_t msm_nparts(const g16__msm_prep *p, const g16__msm_opts *opts, int lanes)
+{
+    size_t slice = opts && opts->lane_slice ? opts->lane_slice : G16__MSM_LANE_SLICE;
+    size_t most = p->nothers > p->nones ? p->nothers : p->nones;
+    return lanes && most > slice ? (most + slice - 1) / slice : 1;
+}
+
+/* Part j of nparts of p (equal ranges of the others and of the ones). */
+static void prep_part(g16__msm_prep *v, const g16__msm_prep *p, size_t nparts, size_t j)
+{
+    size_t lo, hi, lo1, hi1;
+    range_of(p->nothers, nparts, j, &lo, &hi);
+    range_of(p->nones, nparts, j, &lo1, &hi1);
+    v->nothers = hi - lo;
+    v->scal = p->scal + lo;
+    v->oidx = p->oidx + lo;
+    v->nones = hi1 - lo1;
+    v->ones = p->ones + lo1;
+}
+
 static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr *scalars, size_t nscalars,
                           const uint64_t *density, const g16__msm_opts *opts, g16_error *err)
 {
@@ -707,8 +762,6 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
     int nthreads, prev_limit = -1;
     g16__span span = 0;
     g16__msm_prep p;
-    g16__msm_plan pl;
-    msm_ctx x = {bases, &p, &pl, NULL, NULL, NULL};
     memset(&p, 0, sizeof p);
     if ((st = g16__msm_check_opts(opts, &nthreads, err)) != G16_OK)
         return st;
@@ -725,36 +778,24 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
     g16__span_end(sp);
     if (st != G16_OK)
         goto cleanup;
-    int lanes = lanes_wanted(opts);
-    g16__msm_make_plan(&pl, &p, opts, nthreads, MSM_G2, lanes);
     g16__span_metric("nontrivial", p.nothers);
     g16__span_metric("ones", p.nones);
-    x.res = malloc(((size_t)pl.nwin * pl.nchunks + pl.nones_chunks + 1) * sizeof *x.res);
-    x.nomem = calloc(pl.ntasks ? pl.ntasks : 1, sizeof *x.nomem);
-    if (!x.res || !x.nomem) {
-        st = g16__error(err, G16_ERR_NOMEM, "msm: %zu task results", pl.ntasks);
-        goto cleanup;
-    }
-    lanes_prepare(&x, nthreads, lanes);
-    g16__msm_run(nthreads, pl.ntasks, msm_task, &x);
-    for (size_t t = 0; t < pl.ntasks; t++) {
-        if (x.nomem[t]) {
-            st = g16__error(err, G16_ERR_NOMEM, "msm: buckets of task %zu (window %u bits, %u windows)", t, pl.c,
-                            pl.wgroup);
+    int lanes = lanes_wanted(opts);
+    size_t nparts = msm_nparts(&p, opts, lanes);
+    xyzz sum, part;
+    xyzz_set_inf(&sum);
+    for (size_t j = 0; j < nparts; j++) {
+        g16__msm_prep v = p;
+        if (nparts > 1)
+            prep_part(&v, &p, nparts, j);
+        if ((st = msm_part(&part, bases, &v, opts, nthreads, lanes, err)) != G16_OK)
             goto cleanup;
-        }
+        xyzz_add(&sum, &part);
     }
-    sp = g16__span_begin(MSM_SPAN ".combine");
-    xyzz sum;
-    combine(&sum, &x);
     xyzz_to_jac_normalized(r, &sum);
-    g16__span_end(sp);
 cleanup:
     g16__span_end(span);
     g16__msm_restore_threads(prev_limit);
-    free(x.res);
-    free(x.nomem);
-    free(x.lp);
     g16__msm_prep_free(&p);
     return st;
 }
