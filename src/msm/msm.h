@@ -38,7 +38,7 @@
  * for large ones: 1.5 MiB in G1 at c = 15) and a batch (≤ 1024 entries, ~120 B each in G1).
  * G1 on a CPU with AVX-512 IFMA (the Fp8 lane path, msm_g1_fp8.h; G16_MSM_FP8=0 turns it off):
  * 128 bytes more per non-trivial or one scalar (the bases in the lane format, for the call; at
- * most G16__MSM_LANE_SLICE of each at a time), and buckets of 128 bytes instead of 96.
+ * most G16__MSM_LANE_SLICE of each at a time: 16 MiB), and buckets of 128 bytes instead of 96.
  *
  * Threads: calls g16__parallel_for (so it may run inside a pool job: nested calls run inline).
  * opts->nthreads = k caps this thread's pool use at k for the call (g16__threads_set_limit) and
@@ -71,10 +71,14 @@ typedef struct {
 } g16__msm_opts;
 
 /* The G1 lane path converts the bases of at most this many non-trivial scalars (and as many ones)
- * at a time: 2 x 128 MiB. Each further part costs one more bucket reduction: estimated ~3% of a
- * part's time at this size (2^12 buckets x 20 windows of XYZZ sums, ~0.1 s, against 2^20 x 20
- * lane additions, ~3.5 s, on the dev VM). */
-#define G16__MSM_LANE_SLICE ((size_t)1 << 20)
+ * at a time: 2 x 8 MiB. Parts of 2^16 cost no measurable time against one part (G1, one thread,
+ * alternated in one process on the dev VM, 2026-12-02 21:17 UTC, min of 3: 2^20 5574 vs 5594 ms,
+ * 2^18 1334 vs 1389, 2^17 723 vs 722; scalar path 10083 / 2735 / 1309), and they keep the copy
+ * from adding up to 128 bytes per constraint to the prover's peak memory (2^20 bits demo: 241
+ * against 355 B/constraint with 2^20-point parts; target 256). */
+#ifndef G16__MSM_LANE_SLICE
+#define G16__MSM_LANE_SLICE ((size_t)1 << 16)
+#endif
 
 #define G16__MSM_ACCUM_XYZZ 1   /* mixed XYZZ additions into projective buckets */
 #define G16__MSM_ACCUM_AFFINE 2 /* batched affine additions with a shared inversion */
