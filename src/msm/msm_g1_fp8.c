@@ -45,7 +45,7 @@ struct g16__p1_lanes {
     uint8_t *special;       /* per group: lanes whose entry is not a plain addition */
     uint8_t *kind;          /* per entry: L_ADD, L_DBL, L_INF */
     size_t cap;
-    int avx512;             /* transposes with AVX-512 (implied by IFMA) */
+    int avx512;             /* gathers/scatters straight to the AVX-512 transposes (IFMA implies it) */
 };
 
 int g16__p1_lanes_wanted(void)
@@ -192,111 +192,30 @@ static void prefetch_group(const g16__p1_lanes *L, const g16__p1_lane_entry *e, 
     }
 }
 
-/* Gathers and scatters are 8x8 transposes of 64-bit words. g16__fp8_gather/_scatter do them
- * word by word (64 loads and stores, then eight 64-byte loads that cannot be forwarded from the
- * small stores): 69 ns per gather measured against 15 ns per lane of an Fp8 product
- * (/work/notes/msm_fp8_bench/gather.c), 16% of the lane MSM's time. With AVX-512 the transpose
- * runs in registers: eight row loads, 24 shuffles, eight row stores. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(G16_NO_ASM)
-#include <immintrin.h>
-#define LANES_AVX512 1
-
-__attribute__((target("avx512f"))) static inline void transpose8(__m512i a[8])
-{
-    __m512i t[8], u[8];
-    for (int i = 0; i < 4; i++) { /* t[2i]: words 0,2,4,6 of rows 2i, 2i+1 interleaved; t[2i+1]: 1,3,5,7 */
-        t[2 * i] = _mm512_unpacklo_epi64(a[2 * i], a[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_epi64(a[2 * i], a[2 * i + 1]);
-    }
-    for (int h = 0; h < 2; h++) { /* rows 4h..4h+3: u[4h + c] holds columns c and c + 4 (c < 4) */
-        const __m512i *v = t + 4 * h;
-        u[4 * h + 0] = _mm512_shuffle_i64x2(v[0], v[2], 0x88);
-        u[4 * h + 1] = _mm512_shuffle_i64x2(v[1], v[3], 0x88);
-        u[4 * h + 2] = _mm512_shuffle_i64x2(v[0], v[2], 0xdd);
-        u[4 * h + 3] = _mm512_shuffle_i64x2(v[1], v[3], 0xdd);
-    }
-    for (int c = 0; c < 4; c++) {
-        a[c] = _mm512_shuffle_i64x2(u[c], u[4 + c], 0x88);
-        a[c + 4] = _mm512_shuffle_i64x2(u[c], u[4 + c], 0xdd);
-    }
-}
-
-__attribute__((target("avx512f"))) static void gather8(g16__fp8 *r, const g16__fp52 *const e[8])
-{
-    __m512i a[8];
-    _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
-        a[k] = _mm512_loadu_si512((const void *)e[k]->l);
-    transpose8(a);
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        _mm512_store_si512((void *)r->l[j], a[j]);
-}
-
-__attribute__((target("avx512f"))) static void scatter8(g16__fp52 *const e[8], const g16__fp8 *r)
-{
-    __m512i a[8];
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        a[j] = _mm512_load_si512((const void *)r->l[j]);
-    transpose8(a);
-    _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
-        _mm512_storeu_si512((void *)e[k]->l, a[k]);
-}
-#else
-#define LANES_AVX512 0
-#endif
-
+/* Gathers and scatters: fp8.h's transposes, the AVX-512 ones called directly when the CPU has
+ * them (one dispatch per accumulator instead of one per call). */
 static void lanes_gather(const g16__p1_lanes *L, g16__fp8 *r, const g16__fp52 *const e[8])
 {
-#if LANES_AVX512
-    if (L->avx512) {
-        gather8(r, e);
-        return;
-    }
-#endif
-    (void)L;
-    g16__fp8_gather(r, e);
+    if (L->avx512)
+        g16__fp8_gather_avx512(r, e);
+    else
+        g16__fp8_gather(r, e);
 }
 
 static void lanes_scatter(const g16__p1_lanes *L, g16__fp52 *const e[8], const g16__fp8 *r)
 {
-#if LANES_AVX512
-    if (L->avx512) {
-        scatter8(e, r);
-        return;
-    }
-#endif
-    (void)L;
-    g16__fp8_scatter(e, r);
+    if (L->avx512)
+        g16__fp8_scatter_avx512(e, r);
+    else
+        g16__fp8_scatter(e, r);
 }
 
-static void gather_x(const g16__p1_lanes *L, g16__fp8 *r, g16__p1_aff52 *const bk[8])
+/* Coordinate x (y = 0) or y of eight points into lanes. */
+static void gather_coord(const g16__p1_lanes *L, g16__fp8 *r, const g16__p1_aff52 *const pts[8], int y)
 {
     const g16__fp52 *c[8];
     for (int k = 0; k < 8; k++)
-        c[k] = &bk[k]->x;
-    lanes_gather(L, r, c);
-}
-
-static void gather_y(const g16__p1_lanes *L, g16__fp8 *r, g16__p1_aff52 *const bk[8])
-{
-    const g16__fp52 *c[8];
-    for (int k = 0; k < 8; k++)
-        c[k] = &bk[k]->y;
-    lanes_gather(L, r, c);
-}
-
-static void gather_px(const g16__p1_lanes *L, g16__fp8 *r, const g16__p1_aff52 *const pt[8])
-{
-    const g16__fp52 *c[8];
-    for (int k = 0; k < 8; k++)
-        c[k] = &pt[k]->x;
-    lanes_gather(L, r, c);
-}
-
-static void gather_py(const g16__p1_lanes *L, g16__fp8 *r, const g16__p1_aff52 *const pt[8])
-{
-    const g16__fp52 *c[8];
-    for (int k = 0; k < 8; k++)
-        c[k] = &pt[k]->y;
+        c[k] = y ? &pts[k]->y : &pts[k]->x;
     lanes_gather(L, r, c);
 }
 
@@ -352,7 +271,7 @@ static void group_numerators(const g16__p1_lanes *L, const g16__p1_lane_entry *e
     unsigned neg = 0;
     for (size_t k = 0; k < 8 && 8 * g + k < m; k++)
         neg |= (unsigned)(e[8 * g + k].neg != 0) << k;
-    gather_py(L, &py, pt);
+    gather_coord(L, &py, pt, 1);
     if (neg) {
         g16__fp8_neg(&t, &py);
         lane_select(&py, &t, neg);
@@ -379,9 +298,9 @@ static void batch_forward(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t 
         if (g + PREFETCH_GROUPS < ng)
             prefetch_group(L, e, m, g + PREFETCH_GROUPS);
         group_points(L, e, m, g, bk, pt);
-        gather_x(L, &G->bx, bk);
-        gather_y(L, &G->by, bk);
-        gather_px(L, &px, pt);
+        gather_coord(L, &G->bx, (const g16__p1_aff52 *const *)bk, 0);
+        gather_coord(L, &G->by, (const g16__p1_aff52 *const *)bk, 1);
+        gather_coord(L, &px, pt, 0);
         g16__fp8_sub(&G->den, &px, &G->bx);
         g16__fp8_add(&G->sx, &px, &G->bx); /* x_P = x_B when doubling */
         group_numerators(L, e, m, g, pt, G);
