@@ -286,6 +286,20 @@ G16_HD void mont32_reduce_row_r(uint32_t *E, uint32_t *O, uint32_t t, const uint
     O[i + N] = madc_hi(m[N - 1], q, O[i + N], &g);
 }
 
+/* The end of a product: r = (E + O) − m if that is >= m, else E + O (N digits each; the sum is
+ * below 2m). */
+G16_HD void mont32_merge_reduce(uint32_t *r, const uint32_t *E, const uint32_t *O, const uint32_t *m, int N)
+{
+    g16_cf f = {0, 0};
+    uint32_t s[G16_MONT_MAX];
+    s[0] = add_cc(E[0], O[0], &f);
+    G16_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        s[j] = addc_cc(E[j], O[j], &f);
+    s[N - 1] = addc(E[N - 1], O[N - 1], &f);
+    mont32_final_sub(r, s, m, N);
+}
+
 /* r = a·b·2^(-32N) mod m. special_r selects mont32_reduce_row_r (only for Fr's modulus). */
 G16_HD void mont32_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *m, uint32_t n0, int N,
                        int special_r)
@@ -305,14 +319,7 @@ G16_HD void mont32_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const 
         else
             mont32_reduce_row(E, O, t, m, n0, i, N);
     }
-    g16_cf f = {0, 0};
-    uint32_t s[G16_MONT_MAX];
-    s[0] = add_cc(E[N], O[N], &f);
-    G16_UNROLL
-    for (int j = 1; j < N - 1; j++)
-        s[j] = addc_cc(E[N + j], O[N + j], &f);
-    s[N - 1] = addc(E[2 * N - 1], O[2 * N - 1], &f);
-    mont32_final_sub(r, s, m, N);
+    mont32_merge_reduce(r, E + N, O + N, m, N);
 }
 
 /* The same product as mont32_mul with the row loop rolled: U rows (U divides N) per trip of a
@@ -350,14 +357,7 @@ G16_HD void mont32_mul_rolled(uint32_t *r, const uint32_t *a, const uint32_t *b,
         for (int j = 0; j + U < N; j++)
             bb[j] = bb[j + U];
     }
-    g16_cf f = {0, 0};
-    uint32_t s[G16_MONT_MAX];
-    s[0] = add_cc(e[0], o[0], &f);
-    G16_UNROLL
-    for (int j = 1; j < N - 1; j++)
-        s[j] = addc_cc(e[j], o[j], &f);
-    s[N - 1] = addc(e[N - 1], o[N - 1], &f);
-    mont32_final_sub(r, s, m, N);
+    mont32_merge_reduce(r, e, o, m, N);
 }
 
 /* ---------------------------------------------------------------- Fr */
