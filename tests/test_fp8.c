@@ -130,27 +130,33 @@ static void check_mul(const g16_fp a[8], const g16_fp b[8])
     assert_memory_equal(&t, &r_port, sizeof t);
 }
 
-static void test_fp8_mul(void **state)
+/* check(a, b) on random lanes (it-th pair: a seeded it, b seeded it·bm + ba), then on every pair
+ * of edge values in every lane position. */
+static void over_inputs(void (*check)(const g16_fp a[8], const g16_fp b[8]), int bm, int ba)
 {
-    (void)state;
-    if (!g16__fp8_have_ifma())
-        fprintf(stderr, "test_fp8: no AVX-512 IFMA here (or G16_ASM=OFF): portable back end only\n");
     int iters = tu_iters(500);
     for (int it = 0; it < iters; it++) {
         g16_fp a[8], b[8];
         fill_lanes(a, it % 3, it);
-        fill_lanes(b, (it / 3) % 3, it * 7 + 1);
-        check_mul(a, b);
+        fill_lanes(b, (it / 3) % 3, it * bm + ba);
+        check(a, b);
     }
-    /* every pair of edge values, in every lane position */
     for (int i = 0; i < NEDGE; i++) {
         g16_fp a[8], b[8];
         for (int k = 0; k < 8; k++) {
             edge_fp(&a[k], i);
             edge_fp(&b[k], k);
         }
-        check_mul(a, b);
+        check(a, b);
     }
+}
+
+static void test_fp8_mul(void **state)
+{
+    (void)state;
+    if (!g16__fp8_have_ifma())
+        fprintf(stderr, "test_fp8: no AVX-512 IFMA here (or G16_ASM=OFF): portable back end only\n");
+    over_inputs(check_mul, 7, 1);
 }
 
 /* Additive operations: both back ends (via the dispatch switch) give the same limbs, lanes equal
@@ -199,21 +205,7 @@ static void check_additive(const g16_fp a[8], const g16_fp b[8])
 static void test_fp8_additive(void **state)
 {
     (void)state;
-    int iters = tu_iters(500);
-    for (int it = 0; it < iters; it++) {
-        g16_fp a[8], b[8];
-        fill_lanes(a, it % 3, it);
-        fill_lanes(b, (it / 3) % 3, it * 5 + 2);
-        check_additive(a, b);
-    }
-    for (int i = 0; i < NEDGE; i++) {
-        g16_fp a[8], b[8];
-        for (int k = 0; k < 8; k++) {
-            edge_fp(&a[k], i);
-            edge_fp(&b[k], k);
-        }
-        check_additive(a, b);
-    }
+    over_inputs(check_additive, 5, 2);
 }
 
 /* Single elements in lane format: g16__fp52_from_fp against GMP, round trip, and gather/scatter
