@@ -274,7 +274,7 @@ static void fill_constraints(g16__r1cs_file *r, const uint8_t *p)
 
 static g16_status r1cs_header(g16__r1cs_file *r, const g16__binfile *bf, g16_error *err)
 {
-    const g16__binsec *h;
+    const g16__binsec *h = NULL;
     g16_status st = g16__binfile_section(bf, 1, "header", &h, err);
     if (st != G16_OK)
         return st;
@@ -310,7 +310,7 @@ g16_status g16__r1cs_file_read(g16__r1cs_file *out, const uint8_t *buf, size_t l
 {
     g16__binfile bf;
     g16__r1cs_file r;
-    const g16__binsec *cs;
+    const g16__binsec *cs = NULL;
     uint64_t nnz[3];
     memset(&r, 0, sizeof r);
     g16_status st = g16__binfile_open(&bf, buf, len, "r1cs", 1, what, err);
@@ -406,7 +406,7 @@ g16_status g16__wtns_read(g16_fr **w, size_t *n, const uint8_t *buf, size_t len,
                           g16_error *err)
 {
     g16__binfile bf;
-    const g16__binsec *h, *v;
+    const g16__binsec *h = NULL, *v = NULL;
     g16_fr *out = NULL;
     g16_status st = g16__binfile_open(&bf, buf, len, "wtns", 2, what, err);
     if (st != G16_OK)

@@ -141,7 +141,7 @@ static g16_status decode_points(const rd *r, const char *name, uint64_t off, voi
 static g16_status check_points_section(const rd *r, uint32_t type, const char *name, uint64_t n, int g2,
                                        const g16__binsec **sec)
 {
-    const g16__binsec *s;
+    const g16__binsec *s = NULL;
     size_t size = g2 ? G2_BYTES : G1_BYTES;
     g16_status st = g16__binfile_section(r->bf, type, name, &s, r->err);
     if (st != G16_OK)
@@ -159,7 +159,7 @@ static g16_status check_points_section(const rd *r, uint32_t type, const char *n
  * claiming a huge domain or wire count then needs a file of that size. */
 static g16_status check_all_sections(const rd *r, const g16__zkey *z)
 {
-    const g16__binsec *s;
+    const g16__binsec *s = NULL;
     g16_status st;
     uint64_t n_priv = z->n_vars - z->n_public - 1;
     if ((st = check_points_section(r, 3, "IC", z->n_public + 1, 0, &s)) != G16_OK ||
@@ -175,7 +175,7 @@ static g16_status check_all_sections(const rd *r, const g16__zkey *z)
 /* Section `type` must hold exactly n points; allocates and decodes them. */
 static g16_status read_section_points(const rd *r, uint32_t type, const char *name, uint64_t n, int g2, void **out)
 {
-    const g16__binsec *s;
+    const g16__binsec *s = NULL;
     g16_status st = check_points_section(r, type, name, n, g2, &s);
     if (st != G16_OK)
         return st;
@@ -187,7 +187,7 @@ static g16_status read_section_points(const rd *r, uint32_t type, const char *na
 
 static g16_status read_protocol(const rd *r)
 {
-    const g16__binsec *s;
+    const g16__binsec *s = NULL;
     g16_status st = g16__binfile_section(r->bf, 1, "protocol", &s, r->err);
     if (st != G16_OK)
         return st;
@@ -206,7 +206,7 @@ static g16_status read_protocol(const rd *r)
 
 static g16_status read_header(const rd *r, g16__zkey *zk)
 {
-    const g16__binsec *s;
+    const g16__binsec *s = NULL;
     g16_status st = g16__binfile_section(r->bf, 2, "header", &s, r->err);
     if (st != G16_OK)
         return st;
@@ -275,7 +275,7 @@ static int coef_raw(g16_fr *out, const uint8_t *b)
 /* Coefficients into CSR rows: a first pass checks and counts, a second places. */
 static g16_status read_coefficients(const rd *r, g16__zkey *zk)
 {
-    const g16__binsec *s;
+    const g16__binsec *s = NULL;
     const char *what = r->bf->what;
     g16_status st = g16__binfile_section(r->bf, 4, "coefficients", &s, r->err);
     if (st != G16_OK)

@@ -304,7 +304,7 @@ static g16_status read_points(reader *rd, const char *section, void *dst, uint64
 static g16_status read_vk(reader *rd, struct g16_vk *vk)
 {
     g16_status st;
-    uint32_t n_ic;
+    uint32_t n_ic = 0;
     int fixed = rd->flags & G16__PARAMS_SNARKJS ? INF_NONE : INF_FLAG;
     if ((st = read_points(rd, "vk.alpha_g1", &vk->alpha_g1, 1, 0, fixed)) != G16_OK ||
         (st = read_points(rd, "vk.beta_g1", &vk->beta_g1, 1, 0, fixed)) != G16_OK ||
@@ -349,7 +349,7 @@ cleanup:
 static g16_status read_section(reader *rd, const char *name, uint64_t *n, void **pts, int g2, int inf_mode,
                                size_t *at)
 {
-    uint32_t count;
+    uint32_t count = 0;
     g16_status st = read_u32(rd, name, &count);
     if (st != G16_OK)
         return st;
