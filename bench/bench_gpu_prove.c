@@ -12,7 +12,10 @@
  * is its own column) proves two batches: run 0 and run 1 show whether anything is paid again.
  * The witness check and SpMV of a GPU worker run on its synth thread (paths prove.synth/...),
  * overlapped with the GPU stage of the previous circuit; "waits for synth" is the GPU stage's
- * idle time.
+ * idle time. "upload a,b,c" is the H steps' synchronous uploads of a, b, c (GPU idle meanwhile);
+ * with the prefetch (G16_GPU_PREFETCH, prove_gpu.h) the next circuit's copies run during the
+ * current MSMs instead: "prefetched" counts the H steps that took them, "wait prefetch" the time
+ * they still waited for those copies. Run with G16_GPU_PREFETCH=0 and =1 for an A/B.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,8 +99,9 @@ int main(int argc, char **argv)
            "(phase columns: sums over the batch's circuits)\n\n",
            info.name, kind == G16_DEMO_BITS ? "bits" : "field", batch, devices);
     printf("| log2 m | run | prove | per proof | check | spmv | H (gpu) | msm.h | msm.l | msm.a | msm.b_g1 | "
-           "msm.b_g2 | upload w | compact a, b | assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "msm.b_g2 | upload w | upload a,b,c | prefetched | wait prefetch | compact a, b | assemble | GPU stage waits for synth | "
+           "prover create (once) | unaccounted in prove | peak RSS GB |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (unsigned lg = min_log; lg <= max_log; lg++) {
         g16_cs *cs = NULL;
         g16_r1cs *r = NULL;
@@ -144,15 +148,19 @@ int main(int argc, char **argv)
             }
             g16__trace_stat ps;
             int64_t unacc = g16__trace_query("prove", &ps) == G16_OK ? ps.unaccounted_ns : 0;
+            uint64_t prefetched =
+                g16__trace_query("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch", &ps) == G16_OK ? ps.count : 0;
             struct rusage ru;
             getrusage(RUSAGE_SELF, &ru);
-            printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
-                   "%.1f | %.1f | %.2f |\n",
+            printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %llu | "
+                   "%.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |\n",
                    lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
                    bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
                    bench_span_ms("prove/prove.circuit/msm.h.gpu"), bench_span_ms("prove/prove.circuit/msm.l.gpu"),
                    bench_span_ms("prove/prove.circuit/msm.a.gpu"), bench_span_ms("prove/prove.circuit/msm.b_g1.gpu"),
                    bench_span_ms("prove/prove.circuit/msm.b_g2.gpu"), bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_witness") + bench_span_ms("prove/prove.circuit/gpu.upload_witness"),
+                   bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc"), (unsigned long long)prefetched,
+                   bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch"),
                    bench_span_ms("prove/prove.circuit/gpu.compact_a") + bench_span_ms("prove/prove.circuit/gpu.compact_b"),
                    bench_span_ms("prove/prove.circuit/prove.assemble"),
                    bench_span_ms("prove/wait.synth"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0);

@@ -2,8 +2,10 @@
  * scalars the GPU gets, checked on any machine against the CPU's density MSMs; and, where a
  * device exists, the device compaction of those scalars against a host loop, GPU proofs byte for
  * byte equal to CPU proofs for the same r and s (bits and
- * field circuits, batches, two workers on one card, queries resident or streamed), device
- * lists refused with clear errors, and device memory unchanged after 100 proofs. */
+ * field circuits, batches, two workers on one card, queries resident or streamed), the prefetch of
+ * the next circuit's a, b, c (taken, skipped, released, cancelled; used by the pipeline, counted
+ * through the trace), device lists refused with clear errors, and device memory unchanged after
+ * 100 proofs. */
 #include "testutil.h"
 
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "msm/msm.h"
 #include "poly/ntt.h"
 #include "r1cs/r1cs.h"
+#include "util/trace.h"
 
 typedef struct {
     g16_cs *cs;
@@ -204,6 +207,26 @@ static int have_device(void)
     return 0;
 }
 
+/* Sets an environment variable for one test; returns the previous value (malloc'd, or NULL when
+ * it was unset) for env_restore, so that a knob set for the whole run (G16_GPU_PREFETCH=0 for an
+ * A/B) is back for the other tests. */
+static char *env_set(const char *name, const char *value)
+{
+    const char *old = getenv(name);
+    char *saved = old ? strdup(old) : NULL;
+    setenv(name, value, 1);
+    return saved;
+}
+
+static void env_restore(const char *name, char *saved)
+{
+    if (saved)
+        setenv(name, saved, 1);
+    else
+        unsetenv(name);
+    free(saved);
+}
+
 /* The device compaction (what the GPU worker runs for the a / b scalars) against a host loop:
  * random, empty and full bitmaps, ragged ends with garbage bits past n (ignored), the output
  * poisoned past the count (untouched), and one compactor reused for every size below its maximum. */
@@ -374,10 +397,15 @@ static void test_batch_failure(void **state)
     fixture_make(&f, G16_DEMO_BITS, 2000, 4);
     g16_proof *want = calloc(f.count, sizeof *want), *got = calloc(f.count, sizeof *got);
     assert_int_equal(prove_with(&f, want, "cpu", NULL, &err), G16_OK);
-    const char *backends[2] = {"cpu", "gpu"};
-    for (int b = 0; b < 2; b++) {
+    /* the GPU with the prefetch as configured (on by default), then with G16_GPU_PREFETCH=wait:
+     * the bad circuit's a, b, c are certainly prefetched during its predecessor's MSMs, and the
+     * slot is released (or proved) while that copy may be pending */
+    const char *backends[3] = {"cpu", "gpu", "gpu"};
+    const char *prefetch[3] = {NULL, NULL, "wait"};
+    for (int b = 0; b < 3; b++) {
         if (b == 1 && !have_device())
             break;
+        char *saved = prefetch[b] ? env_set("G16_GPU_PREFETCH", prefetch[b]) : NULL;
         g16_prover *pv = NULL;
         g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = backends[b]};
         assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
@@ -398,9 +426,11 @@ static void test_batch_failure(void **state)
         }
         assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
         expect_same_proofs(want, got, f.count, backends[b]);
-        printf("  %s: an unsatisfied witness in a batch of %zu is named, then the batch proves\n", backends[b],
-               f.count);
+        printf("  %s%s: an unsatisfied witness in a batch of %zu is named, then the batch proves\n", backends[b],
+               prefetch[b] ? " (G16_GPU_PREFETCH=wait)" : "", f.count);
         g16_prover_destroy(pv);
+        if (prefetch[b])
+            env_restore("G16_GPU_PREFETCH", saved);
     }
     free(want);
     free(got);
@@ -442,8 +472,8 @@ static void test_gpu_h_step(void **state)
             fail_msg("H of %zu rows (n = %zu) differs from the CPU's", rows[c], n);
         /* the MSMs consume H: a second call needs a new H step */
         g16__query_sums sums;
-        assert_int_equal(g16__gpu_prover_msms(gp, &sums, f.w[0], &err), G16_OK);
-        assert_int_equal(g16__gpu_prover_msms(gp, &sums, f.w[0], &err), G16_ERR_ARG);
+        assert_int_equal(g16__gpu_prover_msms(gp, &sums, f.w[0], NULL, NULL, &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_msms(gp, &sums, f.w[0], NULL, NULL, &err), G16_ERR_ARG);
         printf("  H step of %zu rows (n = %zu, domain from %s) on the GPU = CPU; MSMs consume it\n", rows[c], n,
                c == 1 ? "5" : "7");
         g16__ntt_domain_destroy(dom);
@@ -452,6 +482,253 @@ static void test_gpu_h_step(void **state)
         free(h);
         fixture_free(&f);
     }
+}
+
+/* The five query sums of witness w with H (host), on the CPU. */
+static void cpu_sums(const fixture *f, const g16_fr *w, const g16_fr *h, g16__query_sums *out)
+{
+    const struct g16_params *p = f->p;
+    const struct g16_r1cs *r = f->r;
+    size_t cap = p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1;
+    g16_fr *s = malloc((cap + 1) * sizeof *s);
+    assert_non_null(s);
+    assert_int_equal(g16__p1_msm_var(&out->h, p->h, h, p->n_h, NULL, NULL), G16_OK);
+    assert_int_equal(g16__p1_msm_var(&out->l, p->l, w + r->num_inputs, p->n_l, NULL, NULL), G16_OK);
+    assert_int_equal(g16__prove_a_scalars(s, r, w), p->n_a);
+    assert_int_equal(g16__p1_msm_var(&out->a, p->a, s, p->n_a, NULL, NULL), G16_OK);
+    assert_int_equal(g16__prove_b_scalars(s, r, w), p->n_b_g1);
+    assert_int_equal(g16__p1_msm_var(&out->b1, p->b_g1, s, p->n_b_g1, NULL, NULL), G16_OK);
+    assert_int_equal(g16__p2_msm_var(&out->b2, p->b_g2, s, p->n_b_g2, NULL, NULL), G16_OK);
+    free(s);
+}
+
+/* The poll of the MSMs in test_gpu_prefetch: prefetches a, b, c (when a is not NULL) each time. */
+typedef struct {
+    g16__gpu_prover *gp;
+    const g16_fr *a, *b, *c;
+    int calls;
+} poll_state;
+
+static g16_status poll_prefetch(void *ctx, g16_error *err)
+{
+    poll_state *ps = ctx;
+    ps->calls++;
+    return ps->a ? g16__gpu_prover_prefetch(ps->gp, ps->a, ps->b, ps->c, err) : G16_OK;
+}
+
+/* One circuit through the prover: the H step from host vectors abc (3n elements; w uploaded with
+ * it), H compared with want_h, the MSMs (prefetching next's a, b, c at every poll when next is not
+ * NULL) compared with the CPU's sums. */
+static void run_circuit(g16__gpu_prover *gp, const fixture *f, const g16_fr *abc, const g16_fr *w,
+                        const g16_fr *want_h, const g16__query_sums *want, const g16_fr *next, const char *what)
+{
+    size_t n = f->r->n;
+    g16_error err = {0, ""};
+    g16__query_sums got;
+    g16_fr *h = malloc(n * sizeof *h);
+    assert_non_null(h);
+    if (g16__gpu_prover_h(gp, abc, abc + n, abc + 2 * n, w, &err) != G16_OK)
+        fail_msg("%s: H step: %s", what, err.msg);
+    memset(h, 0xa5, n * sizeof *h);
+    assert_int_equal(g16__gpu_prover_h_download(gp, h, &err), G16_OK);
+    if (memcmp(h, want_h, n * sizeof *h) != 0)
+        fail_msg("%s: H differs from the CPU's", what);
+    poll_state ps = {gp, next, next ? next + n : NULL, next ? next + 2 * n : NULL, 0};
+    if (g16__gpu_prover_msms(gp, &got, w, poll_prefetch, &ps, &err) != G16_OK)
+        fail_msg("%s: MSMs: %s", what, err.msg);
+    assert_int_equal(ps.calls, 5); /* before the first MSM and between the five */
+    if (!g16__p1_eq(&got.h, &want->h) || !g16__p1_eq(&got.l, &want->l) || !g16__p1_eq(&got.a, &want->a) ||
+        !g16__p1_eq(&got.b1, &want->b1) || !g16__p2_eq(&got.b2, &want->b2))
+        fail_msg("%s: query sums differ from the CPU's", what);
+    free(h);
+}
+
+static void expect_counts(g16__gpu_prover *gp, uint64_t prefetched, uint64_t used, uint64_t uploaded,
+                          const char *what)
+{
+    uint64_t p = 0, u = 0, up = 0;
+    g16__gpu_prover_counts(gp, &p, &u, &up);
+    if (p != prefetched || u != used || up != uploaded)
+        fail_msg("%s: prefetched %llu, used %llu, uploaded %llu; expected %llu, %llu, %llu", what,
+                 (unsigned long long)p, (unsigned long long)u, (unsigned long long)up,
+                 (unsigned long long)prefetched, (unsigned long long)used, (unsigned long long)uploaded);
+}
+
+/* The prefetch at the prover's level, on three circuits in page-locked host vectors: taken by the
+ * H step of the same pointers (the two device sets swapping roles, H and all five sums right each
+ * time, so the compacted a/b scalars follow the current set), kept across an H step of other
+ * pointers, replaced by a newer one, forgotten by release_host (the host vectors then rewritten:
+ * the H step must upload the new values, not the stale copy) and by cancel, left pending at
+ * destroy; off with G16_GPU_PREFETCH=0 and when streaming; a bad knob refused. */
+static void test_gpu_prefetch(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_BITS, 5000, 3);
+    size_t n = f.r->n;
+    g16_fr *abc[3], *want_h[3], *keep = malloc(3 * n * sizeof(g16_fr));
+    g16__query_sums want[3];
+    g16__ntt_domain *dom = NULL;
+    assert_non_null(keep);
+    assert_int_equal(g16__ntt_domain_create(&dom, f.r->log_n, g16__params_root_generator(f.p), NULL, &err), G16_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(g16__gpu_host_alloc((void **)&abc[i], 3 * n * sizeof(g16_fr), &err), G16_OK);
+        want_h[i] = malloc(3 * n * sizeof(g16_fr));
+        assert_non_null(want_h[i]);
+        assert_int_equal(g16_r1cs_eval(f.r, f.w[i], f.w_len, abc[i], abc[i] + n, abc[i] + 2 * n, n, &err), G16_OK);
+        memcpy(want_h[i], abc[i], 3 * n * sizeof(g16_fr));
+        g16__ntt_groth16_h(dom, want_h[i], want_h[i] + n, want_h[i] + 2 * n);
+        cpu_sums(&f, f.w[i], want_h[i], &want[i]);
+    }
+    assert_true(memcmp(want_h[0], want_h[1], n * sizeof(g16_fr)) != 0); /* the circuits differ */
+
+    char *saved = env_set("G16_GPU_PREFETCH", "1");
+    g16__gpu_prover *gp = NULL;
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("gpu prover: %s", err.msg);
+    assert_int_equal(g16__gpu_prover_prefetch_mode(gp), 1);
+    run_circuit(gp, &f, abc[0], f.w[0], want_h[0], &want[0], abc[1], "circuit 0 (uploads, prefetches 1)");
+    expect_counts(gp, 1, 0, 1, "after circuit 0");
+    run_circuit(gp, &f, abc[1], f.w[1], want_h[1], &want[1], abc[2], "circuit 1 (prefetched)");
+    run_circuit(gp, &f, abc[2], f.w[2], want_h[2], &want[2], abc[0], "circuit 2 (prefetched)");
+    expect_counts(gp, 3, 2, 1, "after circuits 1, 2");
+    /* 0 is pending; an H step of other pointers uploads and leaves it pending */
+    run_circuit(gp, &f, abc[1], f.w[1], want_h[1], &want[1], abc[0], "circuit 1 again (0 pending)");
+    expect_counts(gp, 3, 2, 2, "after circuit 1 again");
+    run_circuit(gp, &f, abc[0], f.w[0], want_h[0], &want[0], NULL, "circuit 0 (prefetched earlier)");
+    expect_counts(gp, 3, 3, 2, "after circuit 0 again");
+    /* released, then rewritten with circuit 2's vectors: the H step must see the new values */
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[1], abc[1] + n, abc[1] + 2 * n, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_release_host(gp, abc[1], abc[1] + n, abc[1] + 2 * n, &err), G16_OK);
+    memcpy(keep, abc[1], 3 * n * sizeof(g16_fr));
+    memcpy(abc[1], abc[2], 3 * n * sizeof(g16_fr));
+    run_circuit(gp, &f, abc[1], f.w[2], want_h[2], &want[2], NULL, "slot 1 rewritten after release");
+    memcpy(abc[1], keep, 3 * n * sizeof(g16_fr));
+    expect_counts(gp, 4, 3, 3, "after the release");
+    /* cancelled: uploads */
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[0], abc[0] + n, abc[0] + 2 * n, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_prefetch_cancel(gp, &err), G16_OK);
+    run_circuit(gp, &f, abc[0], f.w[0], want_h[0], &want[0], NULL, "circuit 0 after cancel");
+    expect_counts(gp, 5, 3, 4, "after the cancel");
+    /* replaced by a newer prefetch; releasing other vectors keeps it */
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[0], abc[0] + n, abc[0] + 2 * n, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[2], abc[2] + n, abc[2] + 2 * n, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_release_host(gp, abc[0], abc[0] + n, abc[0] + 2 * n, &err), G16_OK);
+    run_circuit(gp, &f, abc[0], f.w[0], want_h[0], &want[0], NULL, "circuit 0 (replaced prefetch)");
+    run_circuit(gp, &f, abc[2], f.w[2], want_h[2], &want[2], NULL, "circuit 2 (newer prefetch)");
+    expect_counts(gp, 7, 4, 5, "after the replacement");
+    /* left pending at destroy: harmless */
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[1], abc[1] + n, abc[1] + 2 * n, &err), G16_OK);
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+
+    /* off: the prefetch is a no-op, every H step uploads */
+    env_restore("G16_GPU_PREFETCH", saved);
+    saved = env_set("G16_GPU_PREFETCH", "0");
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("gpu prover (prefetch off): %s", err.msg);
+    assert_int_equal(g16__gpu_prover_prefetch_mode(gp), 0);
+    run_circuit(gp, &f, abc[0], f.w[0], want_h[0], &want[0], abc[1], "prefetch off: circuit 0");
+    run_circuit(gp, &f, abc[1], f.w[1], want_h[1], &want[1], NULL, "prefetch off: circuit 1");
+    expect_counts(gp, 0, 0, 2, "prefetch off");
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    env_restore("G16_GPU_PREFETCH", saved);
+
+    /* streaming keeps today's behaviour; a bad knob is refused */
+    char *saved_stream = env_set("G16_GPU_STREAM", "1");
+    saved = env_set("G16_GPU_PREFETCH", "1");
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("gpu prover (streaming): %s", err.msg);
+    assert_int_equal(g16__gpu_prover_resident(gp), 0);
+    assert_int_equal(g16__gpu_prover_prefetch_mode(gp), 0);
+    run_circuit(gp, &f, abc[2], f.w[2], want_h[2], &want[2], abc[0], "streaming: circuit 2");
+    expect_counts(gp, 0, 0, 1, "streaming");
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    env_restore("G16_GPU_STREAM", saved_stream);
+    env_restore("G16_GPU_PREFETCH", saved);
+    saved = env_set("G16_GPU_PREFETCH", "2");
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_ERR_ARG);
+    assert_null(gp);
+    assert_non_null(strstr(err.msg, "G16_GPU_PREFETCH"));
+    env_restore("G16_GPU_PREFETCH", saved);
+    printf("  prefetch of a/b/c: taken (buffers swapped), kept, replaced, released, cancelled, left at destroy; "
+           "off and streaming upload; H and sums = CPU each time\n");
+    for (int i = 0; i < 3; i++) {
+        g16__gpu_host_free(abc[i]);
+        free(want_h[i]);
+    }
+    free(keep);
+    g16__ntt_domain_destroy(dom);
+    fixture_free(&f);
+}
+
+static uint64_t span_count(const char *path)
+{
+    g16__trace_stat st;
+    return g16__trace_query(path, &st) == G16_OK ? st.count : 0;
+}
+
+/* The pipeline of a GPU worker with the prefetch: a batch of 5 through one worker gives the CPU's
+ * proofs byte for byte; with G16_GPU_PREFETCH=wait every circuit after the first takes its a, b, c
+ * from a prefetch (trace spans counted: the test fails if the prefetch silently never happens),
+ * with =1 as the timing allows, with =0 never; two workers on the card with =wait. */
+static void test_gpu_prefetch_batch(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_BITS, 5000, 5);
+    g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
+    assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
+    static const char *const modes[] = {"wait", "1", "0"};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        char *saved = env_set("G16_GPU_PREFETCH", modes[m]);
+        memset(gpu, 0, f.count * sizeof *gpu);
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        g16_status st = prove_with(&f, gpu, "gpu", "0", &err);
+        g16__trace_enable(0);
+        uint64_t used = span_count("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch");
+        uint64_t uploaded = span_count("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc");
+        uint64_t issued = span_count("prove/prove.circuit/gpu.prefetch_abc");
+        g16__trace_reset();
+        env_restore("G16_GPU_PREFETCH", saved);
+        if (st != G16_OK)
+            fail_msg("G16_GPU_PREFETCH=%s: %s", modes[m], err.msg);
+        expect_same_proofs(cpu, gpu, f.count, modes[m]);
+        printf("  G16_GPU_PREFETCH=%s, batch of %zu, one worker: %llu prefetches issued, %llu used, %llu "
+               "synchronous uploads; proofs = CPU\n",
+               modes[m], f.count, (unsigned long long)issued, (unsigned long long)used,
+               (unsigned long long)uploaded);
+        assert_int_equal(used + uploaded, f.count);
+        assert_true(used <= issued);
+        if (!strcmp(modes[m], "wait")) {
+            assert_int_equal(used, f.count - 1);
+            assert_int_equal(issued, f.count - 1);
+            assert_int_equal(uploaded, 1);
+        } else if (!strcmp(modes[m], "0")) {
+            assert_int_equal(issued, 0);
+            assert_int_equal(used, 0);
+        }
+    }
+    char *saved = env_set("G16_GPU_PREFETCH", "wait");
+    memset(gpu, 0, f.count * sizeof *gpu);
+    g16_status st = prove_with(&f, gpu, "gpu", "0,0", &err);
+    env_restore("G16_GPU_PREFETCH", saved);
+    if (st != G16_OK)
+        fail_msg("two workers, G16_GPU_PREFETCH=wait: %s", err.msg);
+    expect_same_proofs(cpu, gpu, f.count, "two workers with prefetch");
+    printf("  two workers on device 0 with G16_GPU_PREFETCH=wait: proofs = CPU\n");
+    free(cpu);
+    free(gpu);
+    fixture_free(&f);
 }
 
 /* Device lists that name no usable device are refused before any work, and nothing is written. */
@@ -516,6 +793,8 @@ int main(void)
         cmocka_unit_test(test_gpu_h_step),
         cmocka_unit_test(test_prover_reuse),
         cmocka_unit_test(test_batch_failure),
+        cmocka_unit_test(test_gpu_prefetch),
+        cmocka_unit_test(test_gpu_prefetch_batch),
         cmocka_unit_test(test_bad_devices),
         cmocka_unit_test(test_no_leak),
     };

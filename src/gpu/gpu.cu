@@ -269,6 +269,66 @@ cleanup:
     return st;
 }
 
+extern "C" g16_status g16__gpu_upload_side_nowait(g16__gpu *g, void *dev, const void *host, size_t bytes,
+                                                  g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->side));
+cleanup:
+    return st;
+}
+
+struct g16__gpu_event {
+    g16__gpu *g;
+    cudaEvent_t ev;
+};
+
+extern "C" g16_status g16__gpu_event_create(g16__gpu_event **out, g16__gpu *g, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__gpu_event *e = (g16__gpu_event *)calloc(1, sizeof *e);
+    *out = NULL;
+    if (!e)
+        return g16__error(err, G16_ERR_NOMEM, "gpu: event");
+    e->g = g;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaEventCreateWithFlags(&e->ev, cudaEventDisableTiming));
+    *out = e;
+    e = NULL;
+cleanup:
+    free(e);
+    return st;
+}
+
+extern "C" void g16__gpu_event_destroy(g16__gpu_event *e)
+{
+    if (!e)
+        return;
+    cudaSetDevice(e->g->device);
+    cudaEventDestroy(e->ev); /* the runtime releases it once recorded work is done */
+    (void)cudaGetLastError();
+    free(e);
+}
+
+extern "C" g16_status g16__gpu_event_record_side(g16__gpu_event *e, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaSetDevice(e->g->device));
+    G16_CU(cudaEventRecord(e->ev, e->g->side));
+cleanup:
+    return st;
+}
+
+extern "C" g16_status g16__gpu_event_sync(g16__gpu_event *e, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaSetDevice(e->g->device));
+    G16_CU(cudaEventSynchronize(e->ev));
+cleanup:
+    return st;
+}
+
 extern "C" g16_status g16__gpu_copy(g16__gpu *g, void *dst, const void *src, size_t bytes, g16_error *err)
 {
     g16_status st = G16_OK;

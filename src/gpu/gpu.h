@@ -117,8 +117,23 @@ g16_status g16__gpu_download(g16__gpu *g, void *host, const void *dev, size_t by
  * for the copy, the kernels run meanwhile). Work enqueued on the main stream afterwards waits for
  * the copy; g16__gpu_sync waits for both streams. */
 g16_status g16__gpu_upload_side(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err);
+/* The same upload on the side stream, but the main stream does not wait for it: the caller orders
+ * it with an event (below) before anything reads dev, and keeps host unchanged (and allocated)
+ * until then. For copies that overlap work on the main stream which does not touch dev. */
+g16_status g16__gpu_upload_side_nowait(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err);
 /* Device-to-device copy, enqueued on the stream. */
 g16_status g16__gpu_copy(g16__gpu *g, void *dst, const void *src, size_t bytes, g16_error *err);
+
+/* A mark in a context's side stream: g16__gpu_event_record_side places it after the work enqueued
+ * there so far; g16__gpu_event_sync makes the host wait until that work is done (at once when the
+ * event was never recorded). An event belongs to one context; destroy it before closing the
+ * context (NULL is a no-op). */
+typedef struct g16__gpu_event g16__gpu_event;
+
+g16_status g16__gpu_event_create(g16__gpu_event **out, g16__gpu *g, g16_error *err);
+void g16__gpu_event_destroy(g16__gpu_event *e);
+g16_status g16__gpu_event_record_side(g16__gpu_event *e, g16_error *err);
+g16_status g16__gpu_event_sync(g16__gpu_event *e, g16_error *err);
 
 /* ---------------------------------------------------------------- density compaction */
 

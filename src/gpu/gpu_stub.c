@@ -82,6 +82,24 @@ g16_status g16__gpu_upload_side(g16__gpu *g, void *dev, const void *host, size_t
     return no_cuda(err);
 }
 
+g16_status g16__gpu_upload_side_nowait(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err)
+{
+    (void)g, (void)dev, (void)host, (void)bytes;
+    return no_cuda(err);
+}
+
+g16_status g16__gpu_event_create(g16__gpu_event **out, g16__gpu *g, g16_error *err)
+{
+    (void)g;
+    if (out)
+        *out = NULL;
+    return no_cuda(err);
+}
+
+void g16__gpu_event_destroy(g16__gpu_event *e) { (void)e; }
+g16_status g16__gpu_event_record_side(g16__gpu_event *e, g16_error *err) { (void)e; return no_cuda(err); }
+g16_status g16__gpu_event_sync(g16__gpu_event *e, g16_error *err) { (void)e; return no_cuda(err); }
+
 g16_status g16__gpu_copy(g16__gpu *g, void *dst, const void *src, size_t bytes, g16_error *err)
 {
     (void)g, (void)dst, (void)src, (void)bytes;

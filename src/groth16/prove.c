@@ -233,10 +233,12 @@ typedef struct {
 
 static void worker_close(worker *wk)
 {
+    /* the device state first: its destruction waits for the streams, so no copy (a prefetch of
+     * a/b/c) still reads the page-locked slots freed next */
+    g16__gpu_prover_destroy(wk->gp);
     free_h_buffers(&wk->hb[0]);
     free_h_buffers(&wk->hb[1]);
     g16__ntt_domain_destroy(wk->dom);
-    g16__gpu_prover_destroy(wk->gp);
     memset(wk, 0, sizeof *wk);
 }
 
@@ -392,10 +394,10 @@ static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr
 }
 
 /* The rest of one proof, from a, b, c in hb: H, MSMs, assembly, decoding with every check and
- * self-verification. */
+ * self-verification. poll (GPU workers, may be NULL): called between the GPU MSMs (prove_gpu.h). */
 static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
                                const g16_fr *w, worker *wk, h_buffers *hb, const g16_pvk *pvk, const g16_fr *rr,
-                               const g16_fr *ss, g16_error *err)
+                               const g16_fr *ss, g16__gpu_poll_fn poll, void *poll_ctx, g16_error *err)
 {
     g16_status st = G16_OK;
     g16__span span = g16__span_begin_n("prove.circuit", idx);
@@ -410,7 +412,7 @@ static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_pa
         goto cleanup;
     g16__query_sums m;
     if (wk->gp)
-        st = g16__gpu_prover_msms(wk->gp, &m, wd, err);
+        st = g16__gpu_prover_msms(wk->gp, &m, wd, poll, poll_ctx, err);
     else
         st = run_msms(&m, p, r, w, hb->a, err);
     if (st != G16_OK)
@@ -523,7 +525,7 @@ static void serial_run(batch *b, worker *wk)
         g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, &e);
         if (st == G16_OK)
             st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], batch_pvk(b),
-                              &b->rs[2 * i], &b->rs[2 * i + 1], &e);
+                              &b->rs[2 * i], &b->rs[2 * i + 1], NULL, NULL, &e);
         if (st != G16_OK)
             batch_fail(b, i, st, &e);
     }
@@ -535,7 +537,20 @@ static void serial_run(batch *b, worker *wk)
  * runs after the slot is READY, while the GPU works on it: the first circuit of a batch reaches
  * the GPU after its SpMV alone (the check was about half of the CPU stage: 1.0 of 1.9 s per
  * circuit at 2^27 on the H200's host), and the GPU stage waits for the check's verdict (checked,
- * check_st) before the proof counts: a witness that fails the check never gives a proof. */
+ * check_st) before the proof counts: a witness that fails the check never gives a proof.
+ *
+ * Prefetch (prove_gpu.h): while the MSMs of the circuit in slot `cur` run, the GPU stage polls the
+ * other slot (prefetch_next, between the MSMs); once it is READY its a, b, c are enqueued to the
+ * device on the side stream, and the next H step takes them without an upload. Why this is safe:
+ * - the synth thread writes a slot's a, b, c only while it is FREE (synth_eval), and only reads
+ *   them once READY (the check); a READY slot becomes FREE only here, on this thread, after
+ *   g16__gpu_prover_release_host, which waits for any prefetch copy still reading it (in the
+ *   usual case the H step of that slot already waited for the copies; the release matters when
+ *   the slot is skipped after a failure, or its proof failed);
+ * - the copies go into the prover's spare device set, never the one of the circuit whose MSMs run;
+ * - at the end of a batch nothing is left in flight (prefetch_cancel), before the next call's
+ *   synth thread rewrites the slots or the worker frees them (worker_close destroys the device
+ *   state, which waits for the streams, before the slots are freed). */
 enum { SLOT_FREE, SLOT_READY };
 typedef struct {
     batch *b;
@@ -548,6 +563,7 @@ typedef struct {
     int checked[2];          /* the check of the slot's circuit is done ... */
     g16_status check_st[2];  /* ... with this result (a failure is reported by the synth thread) */
     int synth_done;
+    int cur;                 /* the GPU stage's slot (its thread only) */
 } pipe_ctx;
 
 static void *synth_main(void *arg)
@@ -593,6 +609,36 @@ static void *synth_main(void *arg)
     return NULL;
 }
 
+/* The poll of g16__gpu_prover_msms (GPU stage thread, between the MSMs of the circuit in slot
+ * cur): prefetches the other slot's a, b, c once it is READY (G16_GPU_PREFETCH=wait: waits for
+ * that, or for the synth thread's end, first). A READY slot stays READY until this thread frees
+ * it, and its a, b, c were written before it became READY (under pc->mu), so they are final. */
+static g16_status prefetch_next(void *ctx, g16_error *err)
+{
+    pipe_ctx *pc = ctx;
+    int next = pc->cur ^ 1;
+    g16__gpu_prover *gp = pc->wk->gp;
+    pthread_mutex_lock(&pc->mu);
+    if (g16__gpu_prover_prefetch_mode(gp) == 2 && pc->state[next] != SLOT_READY && !pc->synth_done) {
+        /* cannot deadlock: the synth thread fills the slots in the same order as this thread takes
+         * them, and `next` was freed before this circuit started: it is filling `next`, or has
+         * filled it (READY), or has stopped (synth_done); it never waits for `cur` (held here)
+         * while `next` is not READY */
+        g16__span sp = g16__span_begin("wait.next_slot");
+        while (pc->state[next] != SLOT_READY && !pc->synth_done)
+            pthread_cond_wait(&pc->cv, &pc->mu);
+        g16__span_end(sp);
+    }
+    int ready = pc->state[next] == SLOT_READY;
+    pthread_mutex_unlock(&pc->mu);
+    h_buffers *hb = &pc->wk->hb[next];
+    /* from pageable slots (pinning failed) the copy would hold this thread, with the GPU idle
+     * between two MSMs, about as long as the H step's own upload: no gain, so none */
+    if (!ready || !hb->pinned)
+        return G16_OK;
+    return g16__gpu_prover_prefetch(gp, hb->a, hb->b, hb->c, err);
+}
+
 /* Waits until the check of the circuit in `slot` is done; its result. */
 static g16_status wait_check(pipe_ctx *pc, int slot)
 {
@@ -611,6 +657,7 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
     pipe_ctx pc;
     pthread_t th;
     g16_error e = {0, ""};
+    int prefetch = g16__gpu_prover_prefetch_mode(wk->gp) != 0;
     memset(&pc, 0, sizeof pc);
     pc.b = b;
     pc.wk = wk;
@@ -633,12 +680,23 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
         if (!ready)
             break;
         g16_status st = G16_OK;
+        h_buffers *hb = &wk->hb[slot];
+        pc.cur = slot;
         if (!__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE))
-            st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[slot], batch_pvk(b),
-                              &b->rs[2 * i], &b->rs[2 * i + 1], &e);
+            st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, hb, batch_pvk(b),
+                              &b->rs[2 * i], &b->rs[2 * i + 1], prefetch ? prefetch_next : NULL, &pc, &e);
         /* the proof counts only for a witness that passed the check (a failed check already
          * failed the batch, naming this circuit: the proof's own error would say less) */
-        if (wait_check(&pc, slot) == G16_OK && st != G16_OK)
+        g16_status cst = wait_check(&pc, slot);
+        /* before the synth thread may rewrite the slot (whether the proof ran, failed or was
+         * skipped): no prefetch copy may still read it */
+        g16_error re = {0, ""};
+        g16_status rst = g16__gpu_prover_release_host(wk->gp, hb->a, hb->b, hb->c, &re);
+        if (st == G16_OK && rst != G16_OK) {
+            st = rst;
+            e = re;
+        }
+        if (cst == G16_OK && st != G16_OK)
             batch_fail(b, i, st, &e);
         pthread_mutex_lock(&pc.mu);
         pc.state[slot] = SLOT_FREE;
@@ -646,6 +704,11 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
         pthread_mutex_unlock(&pc.mu);
     }
     pthread_join(th, NULL);
+    /* every READY slot went through release_host above, so nothing should be pending; the next
+     * call's synth thread rewrites both slots, hence the certainty */
+    g16_status fin = g16__gpu_prover_prefetch_cancel(wk->gp, &e);
+    if (fin != G16_OK)
+        batch_fail(b, b->count, fin, &e);
 cleanup:
     pthread_cond_destroy(&pc.cv);
     pthread_mutex_destroy(&pc.mu);

@@ -27,6 +27,19 @@ struct g16__gpu_prover {
     const struct g16_r1cs *r;
     g16_fr *dabc; /* device: a, b, c of the H step (3n elements); H stays in the first n for msm.h */
     int have_h;   /* dabc holds the H of the current circuit */
+    /* Prefetch (prove_gpu.h). dabc_spare: a second 3n set, NULL without prefetch. It is never the
+     * current circuit's set: g16__gpu_prover_h swaps the two when it takes a prefetch, and the
+     * circuit whose set becomes the spare has no work left on the device (its H step and MSMs
+     * returned synchronized; g16__gpu_prover_prefetch waits for both streams anyway before
+     * writing the spare). pf_pending: copies of host pf_a, pf_b, pf_c into dabc_spare were
+     * enqueued on the side stream, pf_done recorded after them (complete or in flight). */
+    g16_fr *dabc_spare;
+    int pf_mode; /* g16__gpu_prover_prefetch_mode */
+    int pf_pending;
+    const g16_fr *pf_a, *pf_b, *pf_c;
+    g16__gpu_event *pf_done;
+    uint64_t n_prefetched, n_prefetch_used, n_uploaded;
+    char pf_note[256]; /* for g16__gpu_prover_describe */
     g16_fr *dw;   /* device: the witness (num_inputs + num_aux), uploaded once per proof */
     const g16_fr *w_src; /* the host witness g16__gpu_prover_h uploaded into dw for the next MSMs */
     g16_fr *dscal; /* device: the compacted a / b scalars: dabc + n (the H step's b and c, free once H
@@ -162,12 +175,16 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
     q_destroy_all(gp);
     g16__gpu_compactor_destroy(gp->cmp);
     if (gp->gpu) {
+        /* a prefetch may still be copying into dabc_spare (side stream): nothing is freed under it */
+        (void)g16__gpu_sync(gp->gpu, NULL);
         g16__gpu_free(gp->gpu, gp->dabc);
+        g16__gpu_free(gp->gpu, gp->dabc_spare);
         g16__gpu_free(gp->gpu, gp->dw);
         if (gp->dscal_own)
             g16__gpu_free(gp->gpu, gp->dscal);
         g16__gpu_free(gp->gpu, gp->dbits);
     }
+    g16__gpu_event_destroy(gp->pf_done);
     g16__gpu_ntt_destroy(gp->ntt);
     g16__gpu_close(gp->gpu);
     free(gp);
@@ -267,6 +284,65 @@ cleanup:
     return st;
 }
 
+/* G16_GPU_PREFETCH: unset, empty or 1: prefetch when the spare set fits; 0: never; wait: as 1, and
+ * the pipeline waits for the next circuit during the MSMs (tests: every circuit after the first is
+ * prefetched, whatever the timing). */
+static g16_status prefetch_env(int *mode, g16_error *err)
+{
+    const char *env = getenv("G16_GPU_PREFETCH");
+    *mode = 1;
+    if (!env || !*env || !strcmp(env, "1"))
+        return G16_OK;
+    if (!strcmp(env, "0"))
+        *mode = 0;
+    else if (!strcmp(env, "wait"))
+        *mode = 2;
+    else
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_PREFETCH='%s': expected 0, 1 or wait", env);
+    return G16_OK;
+}
+
+/* The spare a, b, c set for prefetching, after the resident queries: only when it leaves the
+ * scratch of the largest MSM free (256 B per scalar, the bound fits_resident uses) besides the
+ * reserve; else no prefetch, and the proofs run as they did without it (the note says why, for
+ * the backend line). */
+static g16_status spare_create(g16__gpu_prover *gp, g16_error *err)
+{
+    size_t n = gp->r->n, bytes = 3 * n * sizeof(g16_fr), largest = n, qn;
+    g16__gpu_plan plan;
+    g16_error e = {0, ""};
+    char what[160];
+    for (int q = 0; q < Q_COUNT; q++) {
+        q_bases(gp->p, q, &qn);
+        largest = qn > largest ? qn : largest;
+    }
+    g16__gpu_plan_init(&plan);
+    g16__gpu_plan_add(&plan, "next circuit's a, b, c", bytes);
+    g16__gpu_plan_add(&plan, "largest MSM's scratch, kept free", largest * 256);
+    g16_status st = g16__gpu_plan_check(gp->gpu, &plan, &e);
+    if (st == G16_ERR_NOMEM) {
+        g16__gpu_plan_format(&plan, what, sizeof what);
+        snprintf(gp->pf_note, sizeof gp->pf_note, "no a/b/c prefetch: it needs %s beside the queries", what);
+        gp->pf_mode = 0;
+        return G16_OK;
+    }
+    if (st != G16_OK) {
+        if (err)
+            *err = e;
+        return st;
+    }
+    /* cudaMalloc's out-of-memory reads as G16_ERR_DEVICE (gpu.cu) and is not sticky: a spare that
+     * the plan admitted but the allocator refuses only means no prefetch */
+    if (g16__gpu_alloc(gp->gpu, (void **)&gp->dabc_spare, bytes, "spare H step vectors", &e) != G16_OK) {
+        snprintf(gp->pf_note, sizeof gp->pf_note, "no a/b/c prefetch: %.150s", e.msg);
+        gp->pf_mode = 0;
+        return G16_OK;
+    }
+    snprintf(gp->pf_note, sizeof gp->pf_note, "next a/b/c prefetched during the MSMs%s",
+             gp->pf_mode == 2 ? " (waiting for it: G16_GPU_PREFETCH=wait)" : "");
+    return g16__gpu_event_create(&gp->pf_done, gp->gpu, err);
+}
+
 g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struct g16_params *p,
                                   const struct g16_r1cs *r, g16_error *err)
 {
@@ -279,7 +355,7 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
     gp->p = p;
     gp->r = r;
     g16__span sp = g16__span_begin_n("gpu.prover_create", (uint64_t)device);
-    if ((st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
+    if ((st = prefetch_env(&gp->pf_mode, err)) != G16_OK || (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
         goto cleanup;
     if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, g16__params_root_generator(p), NULL, err)) != G16_OK)
         goto cleanup;
@@ -299,9 +375,17 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         if (st != G16_OK)
             goto cleanup;
     }
-    /* streaming: the chunk from the memory left now (after a failed resident attempt too) */
+    /* streaming: the chunk from the memory left now (after a failed resident attempt too); it
+     * keeps today's behaviour, no prefetch (the memory is the queries' chunks') */
     if (!gp->resident && (st = choose_chunk(gp, err)) != G16_OK)
         goto cleanup;
+    if (!gp->resident || !gp->pf_mode) {
+        snprintf(gp->pf_note, sizeof gp->pf_note, "no a/b/c prefetch (%s)",
+                 gp->pf_mode ? "queries streamed" : "G16_GPU_PREFETCH=0");
+        gp->pf_mode = 0;
+    } else if ((st = spare_create(gp, err)) != G16_OK) {
+        goto cleanup;
+    }
     *out = gp;
     gp = NULL;
 cleanup:
@@ -319,23 +403,56 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
     g16__gpu_info info;
     g16__gpu_get_info(gp->gpu, &info);
     if (gp->resident)
-        snprintf(buf, len, "gpu %d (%s), queries resident", info.device, info.name);
+        snprintf(buf, len, "gpu %d (%s), queries resident, %s", info.device, info.name, gp->pf_note);
     else
         snprintf(buf, len, "gpu %d (%s), queries streamed in chunks of up to %zu points (they do not all fit)",
                  info.device, info.name, gp->chunk);
+}
+
+/* a, b, c into the current set, synchronously (span gpu.upload_abc: the host waits for the copies,
+ * so that the span is their time; the NTTs would wait for them on the stream anyway). */
+static g16_status upload_abc(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c, g16_error *err)
+{
+    g16_status st = G16_OK;
+    size_t n = gp->r->n, bytes = n * sizeof(g16_fr);
+    g16__span sp = g16__span_begin_n("gpu.upload_abc", 3 * n);
+    if ((st = g16__gpu_upload(gp->gpu, gp->dabc, a, bytes, err)) == G16_OK &&
+        (st = g16__gpu_upload(gp->gpu, gp->dabc + n, b, bytes, err)) == G16_OK &&
+        (st = g16__gpu_upload(gp->gpu, gp->dabc + 2 * n, c, bytes, err)) == G16_OK)
+        st = g16__gpu_sync(gp->gpu, err);
+    g16__span_end(sp);
+    if (st == G16_OK)
+        gp->n_uploaded++;
+    return st;
 }
 
 g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                              const g16_fr *w, g16_error *err)
 {
     g16_status st = G16_OK;
-    size_t n = gp->r->n, bytes = n * sizeof(g16_fr);
+    size_t n = gp->r->n;
     gp->have_h = 0;
     gp->w_src = NULL;
-    if ((st = g16__gpu_upload(gp->gpu, gp->dabc, a, bytes, err)) != G16_OK ||
-        (st = g16__gpu_upload(gp->gpu, gp->dabc + n, b, bytes, err)) != G16_OK ||
-        (st = g16__gpu_upload(gp->gpu, gp->dabc + 2 * n, c, bytes, err)) != G16_OK)
+    if (gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c) {
+        /* The prefetched set becomes the current one. The host waits for its copies (the span
+         * shows how much of the upload the MSMs did not hide); the NTTs are enqueued after that,
+         * so they read complete vectors. The old current set becomes the spare: its circuit's
+         * MSMs returned synchronized, nothing on the device uses it any more. */
+        g16_fr *t = gp->dabc;
+        g16__span sp = g16__span_begin_n("gpu.wait_prefetch", 3 * n);
+        gp->pf_pending = 0;
+        st = g16__gpu_event_sync(gp->pf_done, err);
+        g16__span_end(sp);
+        if (st != G16_OK)
+            return st;
+        gp->dabc = gp->dabc_spare;
+        gp->dabc_spare = t;
+        if (!gp->dscal_own) /* the compacted scalars go into the current circuit's b, c */
+            gp->dscal = gp->dabc + n;
+        gp->n_prefetch_used++;
+    } else if ((st = upload_abc(gp, a, b, c, err)) != G16_OK) {
         return st;
+    }
     if ((st = g16__gpu_ntt_groth16_h_device(gp->ntt, gp->dabc, gp->dabc + n, gp->dabc + 2 * n, err)) != G16_OK)
         return st;
     if (w) {
@@ -462,12 +579,24 @@ cleanup:
     return st;
 }
 
-g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err)
+/* The caller's poll between the MSMs (none: G16_OK). */
+static g16_status poll_now(g16__gpu_poll_fn poll, void *ctx, g16_error *err)
+{
+    return poll ? poll(ctx, err) : G16_OK;
+}
+
+g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__gpu_poll_fn poll,
+                                void *poll_ctx, g16_error *err)
 {
     g16_status st = G16_OK;
     const struct g16_r1cs *r = gp->r;
     if (!gp->have_h)
         return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
+    /* first poll before any MSM: a prefetch issued now hides behind all five (msm.h alone is
+     * ~0.5 s at 2^26 against ~0.13 s for the three copies); the device is idle here (the H step
+     * returned synchronized) */
+    if ((st = poll_now(poll, poll_ctx, err)) != G16_OK)
+        goto cleanup;
     if (w != gp->w_src) { /* not uploaded with the H step */
         g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
         st = g16__gpu_upload(gp->gpu, gp->dw, w, (r->num_inputs + r->num_aux) * sizeof(g16_fr), err);
@@ -478,11 +607,77 @@ g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const
     gp->w_src = NULL; /* the next proof uploads its witness again, whatever its address */
     st = q_run(gp, Q_H, &out->h, gp->dabc, err);
     gp->have_h = 0; /* from here on dscal may overwrite the H step's vectors */
-    if (st != G16_OK || (st = q_run(gp, Q_L, &out->l, gp->dw + r->num_inputs, err)) != G16_OK ||
-        (st = compact_scalars(gp, 1, err)) != G16_OK || (st = q_run(gp, Q_A, &out->a, gp->dscal, err)) != G16_OK ||
-        (st = compact_scalars(gp, 0, err)) != G16_OK || (st = q_run(gp, Q_B1, &out->b1, gp->dscal, err)) != G16_OK)
+    /* every q_run and compact_scalars returns synchronized: at each poll the device is idle */
+    if (st != G16_OK || (st = poll_now(poll, poll_ctx, err)) != G16_OK ||
+        (st = q_run(gp, Q_L, &out->l, gp->dw + r->num_inputs, err)) != G16_OK ||
+        (st = poll_now(poll, poll_ctx, err)) != G16_OK || (st = compact_scalars(gp, 1, err)) != G16_OK ||
+        (st = q_run(gp, Q_A, &out->a, gp->dscal, err)) != G16_OK || (st = poll_now(poll, poll_ctx, err)) != G16_OK ||
+        (st = compact_scalars(gp, 0, err)) != G16_OK || (st = q_run(gp, Q_B1, &out->b1, gp->dscal, err)) != G16_OK ||
+        (st = poll_now(poll, poll_ctx, err)) != G16_OK)
         goto cleanup;
     st = q_run(gp, Q_B2, &out->b2, gp->dscal, err);
 cleanup:
     return st;
+}
+
+int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp) { return gp->pf_mode; }
+
+g16_status g16__gpu_prover_prefetch_cancel(g16__gpu_prover *gp, g16_error *err)
+{
+    if (!gp->pf_pending)
+        return G16_OK;
+    gp->pf_pending = 0; /* forgotten even when the wait fails: the context is then unusable */
+    return g16__gpu_event_sync(gp->pf_done, err);
+}
+
+g16_status g16__gpu_prover_release_host(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                                        g16_error *err)
+{
+    if (gp->pf_pending && (gp->pf_a == a || gp->pf_b == b || gp->pf_c == c))
+        return g16__gpu_prover_prefetch_cancel(gp, err);
+    return G16_OK;
+}
+
+g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                                    g16_error *err)
+{
+    g16_status st = G16_OK;
+    size_t n = gp->r->n, bytes = n * sizeof(g16_fr);
+    if (!gp->pf_mode || (gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c))
+        return G16_OK;
+    g16__span sp = g16__span_begin_n("gpu.prefetch_abc", 3 * n);
+    /* Both streams drained first: a previous prefetch's copies (side stream) and any work still
+     * enqueued on the main stream (none between the synchronous MSMs; after an error, possibly
+     * some) may use the spare set. Then it is ours until g16__gpu_prover_h takes it. */
+    gp->pf_pending = 0;
+    if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK)
+        goto cleanup;
+    if ((st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare, a, bytes, err)) != G16_OK ||
+        (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + n, b, bytes, err)) != G16_OK ||
+        (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + 2 * n, c, bytes, err)) != G16_OK ||
+        (st = g16__gpu_event_record_side(gp->pf_done, err)) != G16_OK) {
+        /* some copies may be enqueued without the event: wait for them here, so that no copy
+         * from a, b, c is left in flight untracked (the caller may rewrite them after an error) */
+        (void)g16__gpu_sync(gp->gpu, NULL);
+        goto cleanup;
+    }
+    gp->pf_a = a;
+    gp->pf_b = b;
+    gp->pf_c = c;
+    gp->pf_pending = 1;
+    gp->n_prefetched++;
+cleanup:
+    g16__span_end(sp);
+    return st;
+}
+
+void g16__gpu_prover_counts(const g16__gpu_prover *gp, uint64_t *prefetched, uint64_t *prefetch_used,
+                            uint64_t *uploaded)
+{
+    if (prefetched)
+        *prefetched = gp->n_prefetched;
+    if (prefetch_used)
+        *prefetch_used = gp->n_prefetch_used;
+    if (uploaded)
+        *uploaded = gp->n_uploaded;
 }

@@ -19,6 +19,21 @@
  * the mode. An MSM's scratch memory is freed when the MSM returns. Too little memory even for the
  * H step's vectors and one chunk: G16_ERR_NOMEM stating needed and free bytes.
  *
+ * Prefetch of the next circuit's a, b, c (resident mode only, when a second set of the H step's
+ * vectors, 96 B per constraint, still fits beside the largest MSM's scratch; G16_GPU_PREFETCH=0
+ * turns it off): g16__gpu_prover_prefetch enqueues the copies of a later circuit's a, b, c into
+ * that spare set on the side stream, so that they cross PCIe while the current circuit's MSMs run
+ * (at 2^26 the H step took ~287 ms per proof against ~153 ms for its NTTs alone, bench/RESULTS.md:
+ * ~130 ms of each ~1.15 s proof went to the three synchronous uploads, the GPU idle);
+ * g16__gpu_prover_h given the same three host pointers then waits for those copies instead of
+ * uploading, and the two sets swap roles. The host vectors of a prefetch must stay unchanged and
+ * allocated until g16__gpu_prover_h has used them or g16__gpu_prover_release_host /
+ * g16__gpu_prover_prefetch_cancel has forgotten them (with page-locked vectors the copies are truly
+ * asynchronous: the DMA reads them later). Not measured on a device yet: an MSM frees its scratch
+ * when it returns (cudaFree waits for the whole device, the copies included), so a prefetch issued
+ * before a short MSM can still hold the host there; one issued before msm.h (the usual case: the
+ * next slot is ready before the MSMs start) has ~0.5 s at 2^26 to finish.
+ *
  * Ownership: the prover borrows params and r1cs (they must outlive it) and owns its device state.
  * One thread at a time per prover; provers on different devices (or the same device) may run at
  * once from different threads.
@@ -51,7 +66,9 @@ int g16__gpu_prover_resident(const g16__gpu_prover *gp);
 void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len);
 
 /* The H step from host vectors a, b, c of r->n elements (as g16__ntt_groth16_h): copied to the
- * worker's device vectors and transformed there; H stays on the device for the next
+ * worker's device vectors (span gpu.upload_abc, synchronous), or, when a prefetch of exactly these
+ * three pointers is pending, taken from the spare set once its copies are done (span
+ * gpu.wait_prefetch), and transformed there; H stays on the device for the next
  * g16__gpu_prover_msms (the host vectors are only read). w, when not NULL, is the witness that
  * the next g16__gpu_prover_msms will be given: it is uploaded while the NTTs run (span
  * gpu.upload_witness inside the H step). g16__gpu_prover_h_download copies that H to the host
@@ -60,12 +77,47 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
                              const g16_fr *w, g16_error *err);
 g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error *err);
 
+/* Called by g16__gpu_prover_msms before its first MSM and between the MSMs, when the device is
+ * idle; e.g. to prefetch the next circuit's a, b, c once they are ready. A status other than
+ * G16_OK ends the MSMs with it (err filled by the callback). */
+typedef g16_status (*g16__gpu_poll_fn)(void *ctx, g16_error *err);
+
 /* The five MSMs of one proof, after g16__gpu_prover_h: witness w (num_inputs + num_aux values,
  * host memory, uploaded once: by the H step when it was given the same w, else here, span
  * gpu.upload_witness); the h query's scalars are the H on the
  * device (consumed: the next call needs a new H step); the a and b queries' scalars are compacted
- * on the device (spans gpu.compact_a, gpu.compact_b). Each MSM is a trace span (msm.h.gpu, ...). */
-g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err);
+ * on the device (spans gpu.compact_a, gpu.compact_b). Each MSM is a trace span (msm.h.gpu, ...).
+ * poll (may be NULL) is called with poll_ctx before the first MSM and after each but the last. */
+g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__gpu_poll_fn poll,
+                                void *poll_ctx, g16_error *err);
+
+/* The prefetch mode the prover was created with: 0 none (G16_GPU_PREFETCH=0, streaming mode, or
+ * no room for the spare a, b, c: g16__gpu_prover_prefetch is then a no-op), 1 prefetch, 2 prefetch
+ * and the caller's pipeline waits for the next circuit during the MSMs so that every circuit
+ * after the first is prefetched (G16_GPU_PREFETCH=wait: for tests, it makes the use certain). */
+int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp);
+
+/* Enqueues the copies of host vectors a, b, c (r->n elements each; page-locked for a true overlap)
+ * into the spare device set on the side stream and returns (span gpu.prefetch_abc). First waits
+ * for everything already enqueued on the worker's streams, so that nothing else uses the spare set
+ * (between the MSMs of g16__gpu_prover_msms that wait is empty). A no-op when these three pointers
+ * are already pending, or in mode 0. One prefetch is pending at a time: a new one replaces the
+ * previous one (after its copies are done). A prefetch that g16__gpu_prover_h never uses is
+ * harmless: it is forgotten by the next prefetch, release_host, cancel or destroy. */
+g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                                    g16_error *err);
+/* The caller is about to rewrite or free host vectors a, b, c: when the pending prefetch reads
+ * them, waits for its copies and forgets it (so that a later g16__gpu_prover_h never takes a
+ * stale copy). Cheap otherwise. */
+g16_status g16__gpu_prover_release_host(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                                        g16_error *err);
+/* Waits for any pending prefetch's copies and forgets it. */
+g16_status g16__gpu_prover_prefetch_cancel(g16__gpu_prover *gp, g16_error *err);
+
+/* Counts since creation: prefetches enqueued, H steps that used a prefetch, H steps that uploaded
+ * a, b, c synchronously (for tests and benchmarks; any pointer may be NULL). */
+void g16__gpu_prover_counts(const g16__gpu_prover *gp, uint64_t *prefetched, uint64_t *prefetch_used,
+                            uint64_t *uploaded);
 
 /* Scalars of the a and b queries in the parameters' order (bellman's density filtering):
  * a: w[0 .. num_inputs) then the aux values whose A-density bit is set (returns the count);
