@@ -14,6 +14,7 @@
 #include "field/fr.h"
 #include "msm/msm.h"
 #include "msm/msm_internal.h"
+#include "msm/msm_g1_fp8.h"
 
 /* ---------------- MSM paths ---------------- */
 
@@ -465,6 +466,7 @@ static void test_p1_lane_batches(void **state)
                                   {.nthreads = 1},
                                   {.nthreads = 1, .batch = 1000, .window = 9},
                                   {.nthreads = 1, .lane_slice = 1000},
+                                  {.nthreads = 1, .scalar_reduce = 1},
                                   {.nthreads = 2, .lane_slice = 3000}};
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
         p1_msm_ok(&r, b, k, N, &opts[i]);
@@ -483,6 +485,90 @@ static void test_p1_lane_batches(void **state)
     p1_msm_ok(&r, b, k, n, &o1);
     free(b);
     free(k);
+}
+
+/* XYZZ (x = X/ZZ, y = Y/ZZZ; ZZ = 0 infinity) as a Jacobian point with Z = 1. */
+static void p1_from_xyzz(g16_p1 *r, const g16__p1_xyzz *a)
+{
+    g16_fp i;
+    if (g16__fp_is_zero(&a->zz)) {
+        g16__p1_set_infinity(r);
+        return;
+    }
+    g16__fp_inv_var(&i, &a->zz);
+    g16__fp_mul(&r->x, &a->x, &i);
+    g16__fp_inv_var(&i, &a->zzz);
+    g16__fp_mul(&r->y, &a->y, &i);
+    r->z = g16__fp_one;
+}
+
+/* g16__p1_lanes_reduce against Jacobian sums: eight runs of up to 40 logical buckets (1 to 3 slots
+ * each, some empty) drawn from {P, −P, 2P, −2P, 3P} for one point P, so that the running sums
+ * meet every special case of the lane formulas again and again: the sum equal to the bucket
+ * (doubling), opposite to it (infinity), the total equal or opposite to the sum, an infinite
+ * sum or total in some lanes only; then random points (the plain case). Oracle: sum = Σ B_i,
+ * tot = Σ (i + 1)·B_i by Jacobian additions. */
+static void test_p1_lanes_reduce(void **state)
+{
+    (void)state;
+    enum { MAXN = 40, MAXPER = 3, ROUNDS = 60 };
+    g16_p1_affine pool[5], rnd[16];
+    g16_p1 t;
+    p1_rand_points(&pool[0], 1);
+    g16__p1_from_affine(&t, &pool[0]);
+    g16__p1_dbl(&t, &t);
+    g16__p1_to_affine(&pool[2], &t);
+    g16__p1_add_affine_var(&t, &t, &pool[0]);
+    g16__p1_to_affine(&pool[4], &t);
+    g16__p1_affine_neg(&pool[1], &pool[0]);
+    g16__p1_affine_neg(&pool[3], &pool[2]);
+    p1_rand_points(rnd, 16);
+    size_t nb = 8 * MAXN * MAXPER;
+    g16__p1_lanes *L = g16__p1_lanes_create(nb, 64);
+    uint8_t *filled = calloc(nb, 1);
+    assert_true(L && filled);
+    for (int round = 0; round < ROUNDS; round++) {
+        int plain = round >= ROUNDS - 10; /* the last rounds: random points, all distinct */
+        g16__p1_lane_seg seg[8];
+        g16_p1 want_sum[8], want_tot[8];
+        memset(filled, 0, nb);
+        for (size_t k = 0; k < 8; k++) {
+            seg[k].n = (size_t)(round % 7) == k ? 0 : 1 + tu_rand64() % MAXN; /* one unused lane now and then */
+            seg[k].per = 1 + tu_rand64() % MAXPER;
+            seg[k].slot0 = k * MAXN * MAXPER;
+            g16__p1_set_infinity(&want_sum[k]);
+            g16__p1_set_infinity(&want_tot[k]);
+            for (size_t i = seg[k].n; i-- > 0;) {
+                for (size_t l = 0; l < seg[k].per; l++) {
+                    if (tu_rand64() % 4 == 0)
+                        continue; /* an empty slot */
+                    size_t slot = seg[k].slot0 + i * seg[k].per + l;
+                    const g16_p1_affine *q = plain ? &rnd[tu_rand64() % 16] : &pool[tu_rand64() % 5];
+                    g16__p1_aff52 q52;
+                    g16__p1_aff52_from(&q52, q);
+                    g16__p1_lanes_fill(L, slot, &q52, 0);
+                    filled[slot] = 1;
+                    g16__p1_add_affine_var(&want_sum[k], &want_sum[k], q);
+                }
+                g16__p1_add_var(&want_tot[k], &want_tot[k], &want_sum[k]);
+            }
+        }
+        g16__p1_xyzz sum[8], tot[8];
+        memset(sum, 0xa5, sizeof sum); /* poison */
+        memset(tot, 0xa5, sizeof tot);
+        g16__p1_lanes_reduce(L, seg, filled, sum, tot);
+        for (int k = 0; k < 8; k++) {
+            g16_p1 got;
+            p1_from_xyzz(&got, &sum[k]);
+            if (!g16__p1_eq(&got, &want_sum[k]))
+                fail_msg("round %d lane %d: sum differs", round, k);
+            p1_from_xyzz(&got, &tot[k]);
+            if (!g16__p1_eq(&got, &want_tot[k]))
+                fail_msg("round %d lane %d: weighted sum differs", round, k);
+        }
+    }
+    g16__p1_lanes_destroy(L);
+    free(filled);
 }
 
 /* ---------------- density bitmaps ---------------- */
@@ -680,6 +766,7 @@ int main(void)
         cmocka_unit_test(test_p1_threads_identical),
         cmocka_unit_test(test_p1_large_split),
         cmocka_unit_test(test_p1_lane_batches),
+        cmocka_unit_test(test_p1_lanes_reduce),
         cmocka_unit_test(test_p1_density),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_p2_random_and_edges),

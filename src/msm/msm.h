@@ -37,8 +37,11 @@
  * plus per running task its buckets (at most ~256 KiB for small windows, 2^(c-1) affine points
  * for large ones: 1.5 MiB in G1 at c = 15) and a batch (≤ 1024 entries, ~120 B each in G1).
  * G1 on a CPU with AVX-512 IFMA (the Fp8 lane path, msm_g1_fp8.h; G16_MSM_FP8=0 turns it off):
- * 128 bytes more per non-trivial or one scalar (the bases in the lane format, for the call; at
- * most G16__MSM_LANE_SLICE of each at a time: 16 MiB), and buckets of 128 bytes instead of 96.
+ * the batch additions and the running-sum reduction run eight at a time in Fp8 lanes (the
+ * reduction cut into runs of buckets so that the lanes are full; the XYZZ overflow is first
+ * folded into the affine buckets by one more batch). Memory: 128 bytes more per non-trivial or
+ * one scalar (the bases in the lane format, for the call; at most G16__MSM_LANE_SLICE of each at
+ * a time: 16 MiB), and buckets of 128 bytes instead of 96.
  *
  * Threads: calls g16__parallel_for (so it may run inside a pool job: nested calls run inline).
  * opts->nthreads = k caps this thread's pool use at k for the call (g16__threads_set_limit) and
@@ -68,6 +71,8 @@ typedef struct {
     unsigned batch;  /* 0: automatic; else the affine batch size, in [2, 65536] */
     size_t lane_slice; /* G1 lane path: 0: G16__MSM_LANE_SLICE; else at most this many bases converted
                         * at once (the MSM runs in parts, each summed on its own) */
+    int scalar_reduce; /* G1 lane path: 1 sums the buckets with the scalar XYZZ code instead of in
+                        * lanes (A/B benchmarks and tests) */
 } g16__msm_opts;
 
 /* The G1 lane path converts the bases of at most this many non-trivial scalars (and as many ones)

@@ -249,6 +249,7 @@ void g16__msm_make_plan(g16__msm_plan *pl, const g16__msm_prep *p, const g16__ms
         b = 64;
     pl->batch = opts && opts->batch ? opts->batch : b;
     pl->ones_batch = opts && opts->batch ? opts->batch : MAX_AUTO_BATCH;
+    pl->lane_reduce = lanes && !(opts && opts->scalar_reduce);
 }
 
 size_t g16__msm_window_buckets(const g16__msm_plan *pl, unsigned w)

@@ -370,3 +370,199 @@ void g16__p1_lanes_batch(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m
     for (size_t g = (m + 7) / 8; g-- > 0;)
         group_backward(L, e, m, g, &inv, filled);
 }
+
+/* ---------------- the bucket reduction ---------------- */
+
+/* XYZZ points in lanes (msm_tmpl.h's representation: x = X/ZZ, y = Y/ZZZ, ZZ = 0 is infinity). */
+typedef struct {
+    g16__fp8 x, y, zz, zzz;
+} xyzz8;
+
+static void xyzz8_select(xyzz8 *r, const xyzz8 *a, unsigned mask)
+{
+    if (!mask)
+        return;
+    lane_select(&r->x, &a->x, mask);
+    lane_select(&r->y, &a->y, mask);
+    lane_select(&r->zz, &a->zz, mask);
+    lane_select(&r->zzz, &a->zzz, mask);
+}
+
+/* r = 2a in every lane (dbl-2008-s-1 with a = 0, as msm_tmpl.h's xyzz_dbl; y = 0 gives ZZ = 0). */
+static void xyzz8_dbl(xyzz8 *r, const xyzz8 *a)
+{
+    g16__fp8 u, v, w, s, m, t;
+    g16__fp8_dbl(&u, &a->y);     /* U = 2Y */
+    g16__fp8_sqr(&v, &u);        /* V = U² */
+    g16__fp8_mul(&w, &u, &v);    /* W = U·V */
+    g16__fp8_mul(&s, &a->x, &v); /* S = X·V */
+    g16__fp8_sqr(&m, &a->x);
+    g16__fp8_dbl(&t, &m);
+    g16__fp8_add(&m, &m, &t); /* M = 3X² */
+    g16__fp8_mul(&r->zz, &a->zz, &v);
+    g16__fp8_mul(&r->zzz, &a->zzz, &w);
+    g16__fp8_sqr(&t, &m);
+    g16__fp8_sub(&t, &t, &s);
+    g16__fp8_sub(&t, &t, &s); /* X3 = M² − 2S */
+    g16__fp8_sub(&s, &s, &t);
+    g16__fp8_mul(&s, &m, &s);
+    g16__fp8_mul(&w, &w, &a->y);
+    g16__fp8_sub(&r->y, &s, &w); /* Y3 = M(S − X3) − W·Y */
+    r->x = t;
+}
+
+/* The end of an addition in every lane: from P (U2 − U1), R (S2 − S1), U1 and S1 of the first
+ * operand, X3 = R² − PPP − 2Q, Y3 = R(Q − X3) − S1·PPP with Q = U1·P², PPP = P³; *pp, *ppp out. */
+static void xyzz8_finish(xyzz8 *r, const g16__fp8 *p, const g16__fp8 *rr, const g16__fp8 *u1, const g16__fp8 *s1,
+                         g16__fp8 *pp, g16__fp8 *ppp)
+{
+    g16__fp8 q, t;
+    g16__fp8_sqr(pp, p);
+    g16__fp8_mul(ppp, pp, p);
+    g16__fp8_mul(&q, u1, pp);
+    g16__fp8_sqr(&t, rr);
+    g16__fp8_sub(&t, &t, ppp);
+    g16__fp8_sub(&t, &t, &q);
+    g16__fp8_sub(&t, &t, &q);
+    g16__fp8_sub(&q, &q, &t);
+    g16__fp8_mul(&q, rr, &q);
+    r->x = t;
+    g16__fp8_mul(&t, s1, ppp);
+    g16__fp8_sub(&r->y, &q, &t);
+}
+
+/* The lanes of the equal-x case (mask pz, both operands finite): doubling where R = 0 too
+ * (equal points; *twice is 2·(the point), computed by the caller only then), infinity otherwise
+ * (the generic formulas already give ZZ3 = 0 there; this makes every coordinate zero, the
+ * canonical infinity). */
+static void xyzz8_equal_x(xyzz8 *r, unsigned pz, const g16__fp8 *rr, const xyzz8 *twice)
+{
+    xyzz8 zero;
+    unsigned same = pz & lane_zeros(rr);
+    if (same)
+        xyzz8_select(r, twice, same);
+    if (pz & ~same) {
+        memset(&zero, 0, sizeof zero);
+        xyzz8_select(r, &zero, pz & ~same);
+    }
+}
+
+/* s += (px, py) in the lanes not in `none` (madd-2008-s; an infinite s takes the point). */
+static void xyzz8_madd(xyzz8 *s, const g16__fp8 *px, const g16__fp8 *py, unsigned none, const g16__fp8 *one)
+{
+    xyzz8 n, first, twice;
+    g16__fp8 p, rr, pp, ppp;
+    unsigned live = ~none & 0xffu, sinf = lane_zeros(&s->zz) & live;
+    g16__fp8_mul(&p, px, &s->zz);
+    g16__fp8_sub(&p, &p, &s->x); /* P = U2 − X1 */
+    g16__fp8_mul(&rr, py, &s->zzz);
+    g16__fp8_sub(&rr, &rr, &s->y); /* R = S2 − Y1 */
+    unsigned pz = lane_zeros(&p) & live & ~sinf;
+    xyzz8_finish(&n, &p, &rr, &s->x, &s->y, &pp, &ppp);
+    g16__fp8_mul(&n.zz, &s->zz, &pp);
+    g16__fp8_mul(&n.zzz, &s->zzz, &ppp);
+    if (pz) {
+        xyzz8_dbl(&twice, s);
+        xyzz8_equal_x(&n, pz, &rr, &twice);
+    }
+    if (sinf) {
+        first.x = *px;
+        first.y = *py;
+        first.zz = *one;
+        first.zzz = *one;
+        xyzz8_select(&n, &first, sinf);
+    }
+    xyzz8_select(s, &n, live);
+}
+
+/* t += s in every lane (add-2008-s; an infinite operand leaves the other). */
+static void xyzz8_add(xyzz8 *t, const xyzz8 *s)
+{
+    xyzz8 n, twice;
+    g16__fp8 u1, s1, p, rr, pp, ppp;
+    unsigned sinf = lane_zeros(&s->zz), tinf = lane_zeros(&t->zz) & ~sinf;
+    if (sinf == 0xffu)
+        return;
+    g16__fp8_mul(&u1, &t->x, &s->zz);
+    g16__fp8_mul(&p, &s->x, &t->zz);
+    g16__fp8_sub(&p, &p, &u1); /* P = U2 − U1 */
+    g16__fp8_mul(&s1, &t->y, &s->zzz);
+    g16__fp8_mul(&rr, &s->y, &t->zzz);
+    g16__fp8_sub(&rr, &rr, &s1); /* R = S2 − S1 */
+    unsigned pz = lane_zeros(&p) & ~sinf & ~tinf;
+    xyzz8_finish(&n, &p, &rr, &u1, &s1, &pp, &ppp);
+    g16__fp8_mul(&n.zz, &t->zz, &s->zz);
+    g16__fp8_mul(&n.zz, &n.zz, &pp);
+    g16__fp8_mul(&n.zzz, &t->zzz, &s->zzz);
+    g16__fp8_mul(&n.zzz, &n.zzz, &ppp);
+    if (pz) {
+        xyzz8_dbl(&twice, t);
+        xyzz8_equal_x(&n, pz, &rr, &twice);
+    }
+    xyzz8_select(&n, s, tinf);
+    xyzz8_select(t, &n, ~sinf & 0xffu);
+}
+
+/* Lanes into msm_tmpl.h's scalar XYZZ (infinity canonical: all zero). */
+static void xyzz8_out(g16__p1_xyzz out[8], const xyzz8 *a)
+{
+    g16_fp c[4][8];
+    g16__fp8_to_fp(c[0], &a->x);
+    g16__fp8_to_fp(c[1], &a->y);
+    g16__fp8_to_fp(c[2], &a->zz);
+    g16__fp8_to_fp(c[3], &a->zzz);
+    unsigned inf = lane_zeros(&a->zz);
+    for (int k = 0; k < 8; k++) {
+        if ((inf >> k) & 1) {
+            memset(&out[k], 0, sizeof out[k]);
+            continue;
+        }
+        out[k].x = c[0][k];
+        out[k].y = c[1][k];
+        out[k].zz = c[2][k];
+        out[k].zzz = c[3][k];
+    }
+}
+
+void g16__p1_lanes_reduce(const g16__p1_lanes *L, const g16__p1_lane_seg seg[8], const uint8_t *filled,
+                          g16__p1_xyzz sum[8], g16__p1_xyzz tot[8])
+{
+    xyzz8 s, t;
+    g16__fp8 one, px, py;
+    const g16__fp52 *ones[8];
+    size_t top = 0, per = 0;
+    for (int k = 0; k < 8; k++) {
+        ones[k] = &L->one;
+        if (seg[k].n > top)
+            top = seg[k].n;
+        if (seg[k].n && seg[k].per > per)
+            per = seg[k].per;
+    }
+    lanes_gather(L, &one, ones);
+    memset(&s, 0, sizeof s);
+    memset(&t, 0, sizeof t);
+    for (size_t b = top; b-- > 0;) {
+        for (size_t l = 0; l < per; l++) {
+            const g16__fp52 *cx[8], *cy[8];
+            unsigned none = 0;
+            for (int k = 0; k < 8; k++) {
+                const g16__p1_aff52 *q = &L->pad_pt;
+                size_t slot = seg[k].slot0 + b * seg[k].per + l;
+                if (b < seg[k].n && l < seg[k].per && filled[slot])
+                    q = &L->bk[slot];
+                else
+                    none |= 1u << k;
+                cx[k] = &q->x;
+                cy[k] = &q->y;
+            }
+            if (none != 0xffu) {
+                lanes_gather(L, &px, cx);
+                lanes_gather(L, &py, cy);
+                xyzz8_madd(&s, &px, &py, none, &one);
+            }
+        }
+        xyzz8_add(&t, &s);
+    }
+    xyzz8_out(sum, &s);
+    xyzz8_out(tot, &t);
+}

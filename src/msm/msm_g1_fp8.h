@@ -10,7 +10,8 @@
  *   bases           converted once per MSM (g16__p1_aff52_from: two scalar Montgomery products),
  *                   into an array owned by the MSM call (128 bytes per point).
  *   buckets         g16__p1_lanes.bk: the affine buckets of one accumulator for its whole life,
- *                   converted back (g16__p1_lanes_bucket) only when they are summed.
+ *                   summed in lanes by g16__p1_lanes_reduce (or converted back one at a time,
+ *                   g16__p1_lanes_bucket, where the scalar reduction runs).
  *
  * A batch (g16__p1_lanes_batch) is msm_tmpl.h's acc_run_batch on these buckets, with the same
  * inputs (m entries on distinct filled slots), the same per-entry cases (add; doubling when
@@ -65,5 +66,24 @@ void g16__p1_lanes_bucket(g16_p1_affine *r, const g16__p1_lanes *L, size_t slot)
 /* Runs the batch e[0..m) (m <= cap, distinct filled slots, q set); clears filled[slot] for the
  * entries that cancel their bucket. */
 void g16__p1_lanes_batch(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, uint8_t *filled);
+
+/* msm_tmpl.h's XYZZ point (x = X/ZZ, y = Y/ZZZ; ZZ = 0, all zero, is infinity), same layout. */
+typedef struct {
+    g16_fp x, y, zz, zzz;
+} g16__p1_xyzz;
+
+/* A run of n logical buckets for g16__p1_lanes_reduce: bucket i (0 <= i < n) is the sum of the
+ * affine slots slot0 + i·per + l (0 <= l < per) whose filled[] is set. n = 0: an unused lane. */
+typedef struct {
+    size_t slot0, n, per;
+} g16__p1_lane_seg;
+
+/* The running-sum reduction of eight runs at once (lane k = seg[k]), from the top bucket down:
+ * sum[k] = Σ_i bucket_i and tot[k] = Σ_i (i + 1)·bucket_i, XYZZ additions in Fp8 lanes (10 + 14
+ * lane products per bucket for eight runs, against the scalar path's 10 + 14 Fp products per
+ * bucket and run). Every case of the scalar formulas (infinity, equal and opposite points) is
+ * handled per lane. */
+void g16__p1_lanes_reduce(const g16__p1_lanes *L, const g16__p1_lane_seg seg[8], const uint8_t *filled,
+                          g16__p1_xyzz sum[8], g16__p1_xyzz tot[8]);
 
 #endif /* G16_MSM_MSM_G1_FP8_H */

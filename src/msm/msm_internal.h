@@ -48,6 +48,7 @@ typedef struct {
     size_t batch;      /* affine batch size of a window task (accum == AFFINE) */
     size_t ones_batch; /* affine batch size of a ones task */
     int accum;         /* G16__MSM_ACCUM_XYZZ or _AFFINE */
+    int lane_reduce;   /* G1 lane path: window tasks sum their buckets in lanes (msm_g1_fp8.h) */
     size_t nchunks;    /* ranges the others are split into */
     size_t nones_chunks;
     size_t ntasks;     /* ngroups · nchunks + nones_chunks */

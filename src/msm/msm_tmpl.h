@@ -490,6 +490,63 @@ static void acc_finish(acc_state *s)
         acc_flush(s);
 }
 
+#if MSM_LANES
+/* Lane path: the XYZZ overflow buckets (points that met their slot in two batches running: ~1% of
+ * the additions, but in ~27% of the slots at 2^16, c = 11) added into their affine slots by one
+ * more round of batches, so that the reduction (acc_reduce_lanes) sees affine slots only. Each
+ * overflow point is made affine (one shared inversion) and pushed once: the slots are distinct,
+ * so no point waits or overflows again. Leaves s->ovf in place when out of memory (the scalar
+ * reduction then reads it). */
+static void acc_fold_overflow(acc_state *s)
+{
+    size_t k = 0, n = 0;
+    if (!s->ovf)
+        return;
+    for (size_t i = 0; i < s->nb; i++)
+        k += !xyzz_is_inf(&s->ovf[i]);
+    AFF *a = malloc((k ? k : 1) * sizeof *a);
+    FE *pre = malloc((k ? k : 1) * sizeof *pre);
+    uint32_t *slot = malloc((k ? k : 1) * sizeof *slot);
+    lane_pt *q = aligned_alloc(64, (k ? k : 1) * sizeof *q);
+    if (!a || !pre || !slot || !q)
+        goto cleanup;
+    FE acc = *FE_ONE, inv, d;
+    for (size_t i = 0; i < s->nb; i++) {
+        if (xyzz_is_inf(&s->ovf[i]))
+            continue;
+        slot[n] = (uint32_t)i;
+        pre[n++] = acc;
+        fe_mul(&d, &s->ovf[i].zz, &s->ovf[i].zzz);
+        fe_mul(&acc, &acc, &d);
+    }
+    fe_inv_var(&inv, &acc); /* 1/Π(ZZ·ZZZ) */
+    for (size_t j = n; j-- > 0;) {
+        const xyzz *o = &s->ovf[slot[j]];
+        FE di, t;
+        fe_mul(&di, &inv, &pre[j]); /* 1/(ZZ·ZZZ) */
+        fe_mul(&d, &o->zz, &o->zzz);
+        fe_mul(&inv, &inv, &d);
+        fe_mul(&t, &di, &o->zzz); /* 1/ZZ */
+        fe_mul(&a[j].x, &o->x, &t);
+        fe_mul(&t, &di, &o->zz); /* 1/ZZZ */
+        fe_mul(&a[j].y, &o->y, &t);
+        g16__p1_aff52_from(&q[j], &a[j]);
+    }
+    free(s->ovf);
+    s->ovf = NULL;
+    for (size_t j = 0; j < n; j++) {
+        entry e = {slot[j], 0, &a[j], &q[j]};
+        acc_push(s, &e, 1);
+    }
+    acc_finish(s); /* runs the batches while a and q are alive */
+cleanup:
+    free(a);
+    free(pre);
+    free(slot);
+    free(q);
+}
+#endif
+
 /* Affine bucket slot i (converted into *t on the lane path). */
 static const AFF *acc_bucket_affine(AFF *t, const acc_state *s, size_t i)
 {
@@ -529,6 +586,102 @@ static void acc_reduce_weighted(xyzz *out, const acc_state *s, size_t w)
         xyzz_add(&tot, &sum);
     }
     *out = tot;
+}
+
+#if MSM_LANES
+/* r = k·a for a small k (double and add). */
+static void xyzz_mul_small(xyzz *r, const xyzz *a, size_t k)
+{
+    xyzz acc;
+    xyzz_set_inf(&acc);
+    for (int i = 63; i >= 0; i--) {
+        xyzz_dbl(&acc, &acc);
+        if ((k >> i) & 1)
+            xyzz_add(&acc, a);
+    }
+    *r = acc;
+}
+
+_Static_assert(sizeof(xyzz) == sizeof(g16__p1_xyzz), "msm_g1_fp8.h's XYZZ is msm_tmpl.h's");
+
+/* The runs of one lane pass (k of them) into their windows: out[w] += tot + lo·sum, the weights
+ * of a run that starts lo buckets up. */
+static void lanes_pass(const acc_state *s, g16__p1_lane_seg *seg, const size_t *segw, const size_t *seglo, int k,
+                       xyzz *out, size_t stride)
+{
+    g16__p1_xyzz sum[8], tot[8];
+    for (int i = k; i < 8; i++)
+        seg[i].n = 0;
+    g16__p1_lanes_reduce(s->ln, seg, s->filled, sum, tot);
+    for (int i = 0; i < k; i++) {
+        xyzz r, m;
+        memcpy(&r, &tot[i], sizeof r);
+        if (seglo[i]) {
+            memcpy(&m, &sum[i], sizeof m);
+            xyzz_mul_small(&m, &m, seglo[i]);
+            xyzz_add(&r, &m);
+        }
+        xyzz_add(&out[segw[i] * stride], &r);
+    }
+}
+
+/* Windows with at most this many slots per logical bucket reduce in lanes (a narrow top window
+ * has more: it stays scalar, its buckets are few). */
+#define LANES_REDUCE_MAX_SLOTS 4
+
+/* acc_reduce_weighted of every window of s in Fp8 lanes: the windows are cut into runs of equal
+ * length so that the passes fill all eight lanes (a task holds two windows at 2^16, c = 11). */
+static void acc_reduce_lanes(const acc_state *s, xyzz *out, size_t stride)
+{
+    size_t total = 0, nel = 0, segw[8], seglo[8];
+    g16__p1_lane_seg seg[8];
+    int k = 0;
+    for (size_t w = 0; w < s->nwin; w++) {
+        if (s->win[w].lanes <= LANES_REDUCE_MAX_SLOTS) {
+            total += s->win[w].nlogical;
+            nel++;
+            xyzz_set_inf(&out[w * stride]);
+        } else {
+            acc_reduce_weighted(&out[w * stride], s, w);
+        }
+    }
+    size_t passes = (nel + 7) / 8, len = passes ? (total + 8 * passes - 1) / (8 * passes) : 0;
+    for (size_t w = 0; w < s->nwin && len; w++) {
+        const acc_win *aw = &s->win[w];
+        for (size_t lo = 0; aw->lanes <= LANES_REDUCE_MAX_SLOTS && lo < aw->nlogical; lo += len) {
+            seg[k].slot0 = aw->slot0 + lo * aw->lanes;
+            seg[k].n = aw->nlogical - lo < len ? aw->nlogical - lo : len;
+            seg[k].per = aw->lanes;
+            segw[k] = w;
+            seglo[k] = lo;
+            if (++k == 8) {
+                lanes_pass(s, seg, segw, seglo, k, out, stride);
+                k = 0;
+            }
+        }
+    }
+    if (k)
+        lanes_pass(s, seg, segw, seglo, k, out, stride);
+}
+#endif
+
+/* Every window w of s into out[w·stride] (acc_reduce_weighted), in lanes when `lanes` and s keeps
+ * its buckets there (the overflow folded in first). */
+static void acc_reduce_all(acc_state *s, xyzz *out, size_t stride, int lanes)
+{
+#if MSM_LANES
+    if (lanes && s->ln && s->affine) {
+        acc_fold_overflow(s);
+        if (!s->ovf && !s->nomem) {
+            acc_reduce_lanes(s, out, stride);
+            return;
+        }
+    }
+#else
+    (void)lanes;
+#endif
+    for (size_t w = 0; w < s->nwin; w++)
+        acc_reduce_weighted(&out[w * stride], s, w);
 }
 
 /* ---------------- tasks ---------------- */
@@ -576,8 +729,7 @@ static int window_task(msm_ctx *x, size_t g, size_t j)
     acc_finish(&s);
     if (s.nomem)
         goto cleanup;
-    for (size_t w = w0; w < w1; w++)
-        acc_reduce_weighted(&x->res[w * pl->nchunks + j], &s, w - w0);
+    acc_reduce_all(&s, &x->res[w0 * pl->nchunks + j], pl->nchunks, pl->lane_reduce);
     ok = 1;
 cleanup:
     acc_free(&s);
