@@ -1,6 +1,7 @@
 /* Fp arithmetic: see fp.h for the representation. */
 #include "fp.h"
 
+#include "inv_var.h"
 #include "mont.h"
 
 #define N G16__FP_LIMBS
@@ -12,8 +13,6 @@ const g16_fp g16__fp_one = {{0x760900000002fffdULL, 0xebf4000bc40c0002ULL, 0x5f4
                              0x77ce585370525745ULL, 0x5c071a97a256ec6dULL, 0x15f65ec3fa80e493ULL}};
 const g16_fp g16__fp_r2 = {{0xf4df1f341c341746ULL, 0x0a76e6a609d104f1ULL, 0x8de5476c4c95b6d5ULL,
                             0x67eb88a9939d83c0ULL, 0x9a793e85b519952dULL, 0x11988fe592cae3aaULL}};
-static const uint64_t fp_r3[6] = {0xed48ac6bd94ca1e0ULL, 0x315f831e03a7adf8ULL, 0x9a53352a615e29ddULL,
-                                  0x34c04e5e921e1761ULL, 0x2512d43565724728ULL, 0x0aa6346091755d4dULL};
 static const uint64_t fp_p_minus_2[6] = {0xb9feffffffffaaa9ULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
                                          0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL};
 static const uint64_t fp_p_plus_1_div_4[6] = {0xee7fbfffffffeaabULL, 0x07aaffffac54ffffULL,
@@ -123,7 +122,7 @@ void g16__fp_inv(g16_fp *r, const g16_fp *a) { g16__fp_pow(r, a, fp_p_minus_2, N
 
 void g16__fp_inv_var(g16_fp *r, const g16_fp *a)
 {
-    mont_inv_var(r->l, a->l, g16__fp_modulus, g16__fp_n0, fp_r3, N);
+    mont_inv_var(r->l, a->l, g16__fp_modulus, g16__fp_n0, g16__fp_r2.l, N);
 }
 
 int g16__fp_sqrt(g16_fp *r, const g16_fp *a)

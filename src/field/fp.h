@@ -63,7 +63,7 @@ void g16__fp_cmov(g16_fp *r, const g16_fp *a, int flag); /* r = flag ? a : r, fl
 void g16__fp_pow(g16_fp *r, const g16_fp *a, const uint64_t *e, size_t nlimbs);
 /* r = a^(-1) (0 maps to 0): constant-time via Fermat's little theorem. */
 void g16__fp_inv(g16_fp *r, const g16_fp *a);
-/* r = a^(-1) (0 maps to 0): variable-time binary extended Euclid, several times faster. */
+/* r = a^(-1) (0 maps to 0): variable-time safegcd (Bernstein–Yang divsteps, inv_var.h). */
 void g16__fp_inv_var(g16_fp *r, const g16_fp *a);
 /* Square root: returns 1 and sets r to a root when a is a square; otherwise returns 0 and r is
  * some reduced element (callers must check the result). Constant-time: a^((p+1)/4). */

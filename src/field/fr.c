@@ -1,6 +1,7 @@
 /* Fr arithmetic: see fr.h for the representation. */
 #include "fr.h"
 
+#include "inv_var.h"
 #include "mont.h"
 
 #define N G16__FR_LIMBS
@@ -14,8 +15,6 @@ const g16_fr g16__fr_r2 = {{0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL, 0x05d3
                             0x0748d9d99f59ff11ULL}};
 const g16_fr g16__fr_generator = {{0x0000000efffffff1ULL, 0x17e363d300189c0fULL, 0xff9c57876f8457b0ULL,
                                    0x351332208fc5a8c4ULL}};
-static const uint64_t fr_r3[4] = {0xc62c1807439b73afULL, 0x1b3e0d188cf06990ULL, 0x73d13c71c7b5f418ULL,
-                                  0x6e2a5bb9c8db33e9ULL};
 static const uint64_t fr_r_minus_2[4] = {0xfffffffeffffffffULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
                                          0x73eda753299d7d48ULL};
 
@@ -118,7 +117,7 @@ void g16__fr_inv(g16_fr *r, const g16_fr *a) { g16__fr_pow(r, a, fr_r_minus_2, N
 
 void g16__fr_inv_var(g16_fr *r, const g16_fr *a)
 {
-    mont_inv_var(r->l, a->l, g16__fr_modulus, g16__fr_n0, fr_r3, N);
+    mont_inv_var(r->l, a->l, g16__fr_modulus, g16__fr_n0, g16__fr_r2.l, N);
 }
 
 int g16__fr_root_of_unity_from(g16_fr *r, const g16_fr *g, unsigned log_n)

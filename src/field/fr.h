@@ -60,7 +60,7 @@ void g16__fr_cmov(g16_fr *r, const g16_fr *a, int flag);
 
 void g16__fr_pow(g16_fr *r, const g16_fr *a, const uint64_t *e, size_t nlimbs);
 void g16__fr_inv(g16_fr *r, const g16_fr *a);     /* constant-time (Fermat); 0 -> 0 */
-void g16__fr_inv_var(g16_fr *r, const g16_fr *a); /* variable-time binary Euclid; 0 -> 0 */
+void g16__fr_inv_var(g16_fr *r, const g16_fr *a); /* variable-time safegcd (inv_var.h); 0 -> 0 */
 
 /* A primitive 2^log_n-th root of unity derived from generator g (Montgomery form, a quadratic
  * non-residue): g^((r-1)/2^log_n). Returns -1 (r untouched) when log_n > 32. */
