@@ -539,9 +539,11 @@ static void serial_run(batch *b, worker *wk)
  * circuit at 2^27 on the H200's host), and the GPU stage waits for the check's verdict (checked,
  * check_st) before the proof counts: a witness that fails the check never gives a proof.
  *
- * Prefetch (prove_gpu.h): while the MSMs of the circuit in slot `cur` run, the GPU stage polls the
- * other slot (prefetch_next, between the MSMs); once it is READY its a, b, c are enqueued to the
- * device on the side stream, and the next H step takes them without an upload. Why this is safe:
+ * Prefetch (prove_gpu.h): the synth thread enqueues a slot's a, b, c to the device on the side
+ * stream as soon as the slot is READY (prefetch_early: only when no prefetch is pending, i.e. the
+ * spare device set is free), and while the MSMs of the circuit in slot `cur` run the GPU stage
+ * polls the other slot (prefetch_next, between the MSMs) for the case the spare set was still
+ * busy then; the next H step takes the copies without an upload. Why this is safe:
  * - the synth thread writes a slot's a, b, c only while it is FREE (synth_eval), and only reads
  *   them once READY (the check); a READY slot becomes FREE only here, on this thread, after
  *   g16__gpu_prover_release_host, which waits for any prefetch copy still reading it (in the
@@ -566,10 +568,25 @@ typedef struct {
     int cur;                 /* the GPU stage's slot (its thread only) */
 } pipe_ctx;
 
+/* The synth thread's prefetch of the slot it just made READY (prove_gpu.h: _early), from the
+ * second circuit it fills on: the first one's GPU stage is idle, waiting for it, and uploads it
+ * at once. Only from page-locked slots, and not after a failure. A device error fails the batch
+ * at this circuit (its copies could not be enqueued). */
+static g16_status prefetch_early(pipe_ctx *pc, int slot, size_t nfilled, g16_error *err)
+{
+    h_buffers *hb = &pc->wk->hb[slot];
+    g16__gpu_prover *gp = pc->wk->gp;
+    if (nfilled == 0 || !gp || !hb->pinned || !g16__gpu_prover_prefetch_mode(gp) ||
+        __atomic_load_n(&pc->b->failed, __ATOMIC_ACQUIRE))
+        return G16_OK;
+    return g16__gpu_prover_prefetch_early(gp, hb->a, hb->b, hb->c, err);
+}
+
 static void *synth_main(void *arg)
 {
     pipe_ctx *pc = arg;
     batch *b = pc->b;
+    size_t nfilled = 0;
     g16_error e = {0, ""};
     name_thread("prove synth", pc->index);
     for (int slot = 0;; slot ^= 1) {
@@ -591,7 +608,9 @@ static void *synth_main(void *arg)
         pc->checked[slot] = 0;
         pthread_cond_broadcast(&pc->cv);
         pthread_mutex_unlock(&pc->mu);
-        st = synth_check(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], b->flags, &e);
+        st = prefetch_early(pc, slot, nfilled++, &e);
+        if (st == G16_OK)
+            st = synth_check(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], b->flags, &e);
         if (st != G16_OK)
             batch_fail(b, i, st, &e);
         pthread_mutex_lock(&pc->mu);

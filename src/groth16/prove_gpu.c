@@ -2,6 +2,7 @@
  * The GPU worker of the Groth16 prover (see prove_gpu.h). Built in every configuration: without
  * CUDA the g16__gpu_* calls are the stubs and g16__gpu_prover_create reports G16_ERR_NO_DEVICE.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,10 @@ struct g16__gpu_prover {
      * writing the spare). pf_pending: copies of host pf_a, pf_b, pf_c into dabc_spare were
      * enqueued on the side stream, pf_done recorded after them (complete or in flight). */
     g16_fr *dabc_spare;
+    /* pf_mu guards the prefetch state and the swap of the two sets: the synth thread may enqueue
+     * a prefetch (g16__gpu_prover_prefetch_early) while the GPU stage's thread uses the prover */
+    pthread_mutex_t pf_mu;
+    int pf_mu_init;
     int pf_mode; /* g16__gpu_prover_prefetch_mode */
     int pf_pending;
     const g16_fr *pf_a, *pf_b, *pf_c;
@@ -185,6 +190,8 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
         g16__gpu_free(gp->gpu, gp->dbits);
     }
     g16__gpu_event_destroy(gp->pf_done);
+    if (gp->pf_mu_init)
+        pthread_mutex_destroy(&gp->pf_mu);
     g16__gpu_ntt_destroy(gp->ntt);
     g16__gpu_close(gp->gpu);
     free(gp);
@@ -354,6 +361,11 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         return g16__error(err, G16_ERR_NOMEM, "gpu prover: context");
     gp->p = p;
     gp->r = r;
+    if (pthread_mutex_init(&gp->pf_mu, NULL) != 0) {
+        free(gp);
+        return g16__error(err, G16_ERR_NOMEM, "gpu prover: mutex");
+    }
+    gp->pf_mu_init = 1;
     g16__span sp = g16__span_begin_n("gpu.prover_create", (uint64_t)device);
     if ((st = prefetch_env(&gp->pf_mode, err)) != G16_OK || (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
         goto cleanup;
@@ -433,7 +445,9 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     size_t n = gp->r->n;
     gp->have_h = 0;
     gp->w_src = NULL;
-    if (gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c) {
+    pthread_mutex_lock(&gp->pf_mu);
+    int take = gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c;
+    if (take) {
         /* The prefetched set becomes the current one. The host waits for its copies (the span
          * shows how much of the upload the MSMs did not hide); the NTTs are enqueued after that,
          * so they read complete vectors. The old current set becomes the spare: its circuit's
@@ -443,16 +457,17 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
         gp->pf_pending = 0;
         st = g16__gpu_event_sync(gp->pf_done, err);
         g16__span_end(sp);
-        if (st != G16_OK)
-            return st;
-        gp->dabc = gp->dabc_spare;
-        gp->dabc_spare = t;
-        if (!gp->dscal_own) /* the compacted scalars go into the current circuit's b, c */
-            gp->dscal = gp->dabc + n;
-        gp->n_prefetch_used++;
-    } else if ((st = upload_abc(gp, a, b, c, err)) != G16_OK) {
-        return st;
+        if (st == G16_OK) {
+            gp->dabc = gp->dabc_spare;
+            gp->dabc_spare = t;
+            if (!gp->dscal_own) /* the compacted scalars go into the current circuit's b, c */
+                gp->dscal = gp->dabc + n;
+            gp->n_prefetch_used++;
+        }
     }
+    pthread_mutex_unlock(&gp->pf_mu);
+    if (st != G16_OK || (!take && (st = upload_abc(gp, a, b, c, err)) != G16_OK))
+        return st;
     if ((st = g16__gpu_ntt_groth16_h_device(gp->ntt, gp->dabc, gp->dabc + n, gp->dabc + 2 * n, err)) != G16_OK)
         return st;
     if (w) {
@@ -622,7 +637,8 @@ cleanup:
 
 int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp) { return gp->pf_mode; }
 
-g16_status g16__gpu_prover_prefetch_cancel(g16__gpu_prover *gp, g16_error *err)
+/* cancel with pf_mu held */
+static g16_status cancel_locked(g16__gpu_prover *gp, g16_error *err)
 {
     if (!gp->pf_pending)
         return G16_OK;
@@ -630,28 +646,33 @@ g16_status g16__gpu_prover_prefetch_cancel(g16__gpu_prover *gp, g16_error *err)
     return g16__gpu_event_sync(gp->pf_done, err);
 }
 
+g16_status g16__gpu_prover_prefetch_cancel(g16__gpu_prover *gp, g16_error *err)
+{
+    pthread_mutex_lock(&gp->pf_mu);
+    g16_status st = cancel_locked(gp, err);
+    pthread_mutex_unlock(&gp->pf_mu);
+    return st;
+}
+
 g16_status g16__gpu_prover_release_host(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                                         g16_error *err)
 {
+    g16_status st = G16_OK;
+    pthread_mutex_lock(&gp->pf_mu);
     if (gp->pf_pending && (gp->pf_a == a || gp->pf_b == b || gp->pf_c == c))
-        return g16__gpu_prover_prefetch_cancel(gp, err);
-    return G16_OK;
+        st = cancel_locked(gp, err);
+    pthread_mutex_unlock(&gp->pf_mu);
+    return st;
 }
 
-g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
-                                    g16_error *err)
+/* The three copies into the spare set and the event after them (pf_mu held, no prefetch pending,
+ * nothing else using the spare set). */
+static g16_status enqueue_locked(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                                 g16_error *err)
 {
     g16_status st = G16_OK;
     size_t n = gp->r->n, bytes = n * sizeof(g16_fr);
-    if (!gp->pf_mode || (gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c))
-        return G16_OK;
     g16__span sp = g16__span_begin_n("gpu.prefetch_abc", 3 * n);
-    /* Both streams drained first: a previous prefetch's copies (side stream) and any work still
-     * enqueued on the main stream (none between the synchronous MSMs; after an error, possibly
-     * some) may use the spare set. Then it is ours until g16__gpu_prover_h takes it. */
-    gp->pf_pending = 0;
-    if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK)
-        goto cleanup;
     if ((st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare, a, bytes, err)) != G16_OK ||
         (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + n, b, bytes, err)) != G16_OK ||
         (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + 2 * n, c, bytes, err)) != G16_OK ||
@@ -668,6 +689,38 @@ g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const 
     gp->n_prefetched++;
 cleanup:
     g16__span_end(sp);
+    return st;
+}
+
+g16_status g16__gpu_prover_prefetch_early(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                                          g16_error *err)
+{
+    g16_status st = G16_OK;
+    pthread_mutex_lock(&gp->pf_mu);
+    /* pending (the current circuit's own prefetch not taken yet, or this one): the spare set is
+     * not free, the GPU stage's polls will do it */
+    if (gp->pf_mode && !gp->pf_pending)
+        st = enqueue_locked(gp, a, b, c, err);
+    pthread_mutex_unlock(&gp->pf_mu);
+    return st;
+}
+
+g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                                    g16_error *err)
+{
+    g16_status st = G16_OK;
+    pthread_mutex_lock(&gp->pf_mu);
+    if (!gp->pf_mode || (gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c))
+        goto cleanup;
+    /* Both streams drained first: a previous prefetch's copies (side stream) and any work still
+     * enqueued on the main stream (none between the synchronous MSMs; after an error, possibly
+     * some) may use the spare set. Then it is ours until g16__gpu_prover_h takes it. */
+    gp->pf_pending = 0;
+    if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK)
+        goto cleanup;
+    st = enqueue_locked(gp, a, b, c, err);
+cleanup:
+    pthread_mutex_unlock(&gp->pf_mu);
     return st;
 }
 

@@ -35,7 +35,7 @@
  * next slot is ready before the MSMs start) has ~0.5 s at 2^26 to finish.
  *
  * Ownership: the prover borrows params and r1cs (they must outlive it) and owns its device state.
- * One thread at a time per prover; provers on different devices (or the same device) may run at
+ * One thread at a time per prover (g16__gpu_prover_prefetch_early excepted); provers on different devices (or the same device) may run at
  * once from different threads.
  */
 #ifndef G16_GROTH16_PROVE_GPU_H
@@ -106,6 +106,15 @@ int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp);
  * harmless: it is forgotten by the next prefetch, release_host, cancel or destroy. */
 g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                                     g16_error *err);
+/* The same from another thread than the one using the prover (the pipeline's synth thread, as
+ * soon as a circuit's a, b, c are final), without waiting for any stream: enqueues only when no
+ * prefetch is pending, since then the spare set is free (its last circuit finished before the
+ * caller could refill the slot; a pending prefetch is the current circuit's, not taken yet, and
+ * the GPU stage's polls handle the next one). At 2^26 the next slot is ready during msm.h, after
+ * the first poll: a poll-only prefetch then overlapped msm.l alone and msm.l's cudaFree waited for
+ * the copies (H200, 2026-12-02: upload a,b,c 544 -> 118 ms per batch of 4, msm.l 212 -> 572 ms). */
+g16_status g16__gpu_prover_prefetch_early(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                                          g16_error *err);
 /* The caller is about to rewrite or free host vectors a, b, c: when the pending prefetch reads
  * them, waits for its copies and forgets it (so that a later g16__gpu_prover_h never takes a
  * stale copy). Cheap otherwise. */
