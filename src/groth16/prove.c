@@ -579,7 +579,10 @@ static g16_status prefetch_early(pipe_ctx *pc, int slot, size_t nfilled, g16_err
     if (nfilled == 0 || !gp || !hb->pinned || !g16__gpu_prover_prefetch_mode(gp) ||
         __atomic_load_n(&pc->b->failed, __ATOMIC_ACQUIRE))
         return G16_OK;
-    return g16__gpu_prover_prefetch_early(gp, hb->a, hb->b, hb->c, err);
+    g16__span sp = g16__span_begin_n("prove.prefetch", pc->idx[slot]);
+    g16_status st = g16__gpu_prover_prefetch_early(gp, hb->a, hb->b, hb->c, err);
+    g16__span_end(sp);
+    return st;
 }
 
 static void *synth_main(void *arg)
