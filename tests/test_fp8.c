@@ -208,6 +208,103 @@ static void test_fp8_additive(void **state)
     over_inputs(check_additive, 5, 2);
 }
 
+#if G16__FP8_HAVE_X86
+/* fp8.h's register helpers (AVX-512 only). Lazy results: limbs < 2^52, value < 2p (<= 2p for
+ * negsub) and congruent to the canonical result; the IFMA product of lazy operands equals the
+ * product of their canonical forms; canonical results (sub, reduce3) equal g16__fp8_sub chains. */
+__attribute__((target("avx512f,avx512ifma"))) static void run_helpers(const g16__fp8 *va, const g16__fp8 *vb,
+                                                                      unsigned neg, g16__fp8 out[5], unsigned *eq)
+{
+    g16__fp8v a, b, r, d;
+    g16__fp8v_load(&a, va);
+    g16__fp8v_load(&b, vb);
+    g16__fp8v_sub_lazy(&r, &a, &b);
+    g16__fp8v_store(&out[0], &r);
+    g16__fp8v_negsub_lazy(&r, &a, &b, neg);
+    g16__fp8v_store(&out[1], &r);
+    g16__fp8v_sub(&r, &a, &b);
+    g16__fp8v_store(&out[2], &r);
+    for (int j = 0; j < 8; j++) /* a − (b + b), b + b as unnormalized limb sums (the MSM's x_B + x_P) */
+        d.v[j] = _mm512_sub_epi64(a.v[j], _mm512_add_epi64(b.v[j], b.v[j]));
+    g16__fp8v_reduce3(&r, &d);
+    g16__fp8v_store(&out[3], &r);
+    g16__fp8v_transpose(a.v); /* twice: the identity */
+    g16__fp8v_transpose(a.v);
+    g16__fp8v_store(&out[4], &a);
+    *eq = g16__fp8v_eq(&a, &b);
+}
+
+static void check_lazy_lane(const g16__fp8 *v, int k, const mpz_t want, const mpz_t bound)
+{
+    mpz_t z, p;
+    mpz_inits(z, p, NULL);
+    tu_mpz_p(p);
+    lane_to_mpz(z, v, k);
+    assert_true(mpz_cmp(z, bound) <= 0);
+    mpz_mod(z, z, p);
+    assert_true(mpz_cmp(z, want) == 0);
+    mpz_clears(z, p, NULL);
+}
+
+static void check_helpers(const g16_fp a[8], const g16_fp b[8])
+{
+    g16__fp8 va, vb, out[5], t, u, w;
+    unsigned eq, neg = (unsigned)tu_rand64() & 0xffu;
+    mpz_t za, zb, want, p, p2m1, p2;
+    mpz_inits(za, zb, want, p, p2m1, p2, NULL);
+    tu_mpz_p(p);
+    mpz_mul_2exp(p2, p, 1);
+    mpz_sub_ui(p2m1, p2, 1);
+    g16__fp8_from_fp(&va, a);
+    g16__fp8_from_fp(&vb, b);
+    run_helpers(&va, &vb, neg, out, &eq);
+    for (int i = 0; i < 2; i++)
+        check_limbs_52(&out[i]);
+    for (int k = 0; k < 8; k++) {
+        lane_to_mpz(za, &va, k);
+        lane_to_mpz(zb, &vb, k);
+        mpz_sub(want, za, zb);
+        mpz_mod(want, want, p);
+        check_lazy_lane(&out[0], k, want, p2m1);
+        mpz_neg(want, za);
+        if (!((neg >> k) & 1))
+            mpz_set(want, za);
+        mpz_sub(want, want, zb);
+        mpz_mod(want, want, p);
+        check_lazy_lane(&out[1], k, want, p2);
+        assert_int_equal((eq >> k) & 1, mpz_cmp(za, zb) == 0);
+    }
+    g16__fp8_sub(&t, &va, &vb);
+    assert_memory_equal(&out[2], &t, sizeof t);
+    g16__fp8_sub(&u, &t, &vb);
+    assert_memory_equal(&out[3], &u, sizeof u);
+    assert_memory_equal(&out[4], &va, sizeof va);
+    /* lazy operands into the product: the canonical product of the canonical values */
+    g16__fp8_mul_ifma(&u, &out[0], &out[1]);
+    g16__fp8_neg(&w, &va);
+    for (int k = 0; k < 8; k++) /* w = the canonical ±a − b */
+        for (int j = 0; j < 8; j++)
+            if (!((neg >> k) & 1))
+                w.l[j][k] = va.l[j][k];
+    g16__fp8_sub(&w, &w, &vb);
+    g16__fp8_mul(&t, &t, &w);
+    assert_memory_equal(&u, &t, sizeof t);
+    mpz_clears(za, zb, want, p, p2m1, p2, NULL);
+}
+
+static void test_fp8v_helpers(void **state)
+{
+    (void)state;
+    if (!g16__fp8_have_ifma()) {
+        fprintf(stderr, "test_fp8: no AVX-512 IFMA here: register helpers not run\n");
+        return;
+    }
+    over_inputs(check_helpers, 11, 3);
+}
+#else
+static void test_fp8v_helpers(void **state) { (void)state; }
+#endif
+
 /* Single elements in lane format: g16__fp52_from_fp against GMP, round trip, and gather/scatter
  * agree with the eight-lane conversions. */
 static void test_fp52_gather_scatter(void **state)
@@ -283,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_fp8_convert),
         cmocka_unit_test(test_fp8_mul),
         cmocka_unit_test(test_fp8_additive),
+        cmocka_unit_test(test_fp8v_helpers),
         cmocka_unit_test(test_fp52_gather_scatter),
         cmocka_unit_test(test_fp8_force_portable),
     };

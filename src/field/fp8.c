@@ -25,11 +25,8 @@
 
 #define M52 0xfffffffffffffULL
 
-/* p, n0 = -p^(-1) mod 2^52, 2^448 mod p and 2^384 mod p in 52-bit limbs (tests/test_fp8.c
- * recomputes them with GMP). */
-static const uint64_t fp8_p[8] = {0xeffffffffaaabULL, 0xfeb153ffffb9fULL, 0x6b0f6241eabffULL,
-                                  0x12bf6730d2a0fULL, 0x764774b84f385ULL, 0x1ba7b6434bacdULL,
-                                  0x1ea397fe69a4bULL, 0x1a011ULL};
+/* n0 = -p^(-1) mod 2^52, 2^448 mod p and 2^384 mod p in 52-bit limbs (p: g16__fp8_p52 in fp8.h;
+ * tests/test_fp8.c recomputes them with GMP). */
 static const uint64_t fp8_n0 = 0x3fffcfffcfffdULL;
 static const uint64_t fp8_c448[8] = {0x7fde37dba9366ULL, 0x4e27525bc342bULL, 0x1f5b1e9778489ULL,
                                      0xb872b2b91b9dcULL, 0xb206f497dfcafULL, 0x4137cc89a9b0bULL,
@@ -54,7 +51,7 @@ void g16__fp8_mul_portable(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
             }
             uint64_t m = (t[0] * fp8_n0) & M52;
             for (int j = 0; j < 8; j++) {
-                unsigned __int128 pr = (unsigned __int128)m * fp8_p[j];
+                unsigned __int128 pr = (unsigned __int128)m * g16__fp8_p52[j];
                 t[j] += (uint64_t)pr & M52;
                 t[j + 1] += (uint64_t)(pr >> 52) & M52;
             }
@@ -69,7 +66,7 @@ void g16__fp8_mul_portable(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
         /* t < 2p: subtract p, keep t when that borrows (mask select) */
         uint64_t d[8], borrow = 0;
         for (int j = 0; j < 8; j++) {
-            uint64_t x = t[j] - fp8_p[j] - borrow;
+            uint64_t x = t[j] - g16__fp8_p52[j] - borrow;
             borrow = x >> 63;
             d[j] = x & M52;
         }
@@ -91,7 +88,7 @@ static void fp8_add_portable(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
             s[j] &= M52;
         }
         for (int j = 0; j < 8; j++) { /* a + b < 2p: subtract p unless that borrows */
-            uint64_t x = s[j] - fp8_p[j] - borrow;
+            uint64_t x = s[j] - g16__fp8_p52[j] - borrow;
             borrow = x >> 63;
             d[j] = x & M52;
         }
@@ -112,7 +109,7 @@ static void fp8_sub_portable(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
         }
         uint64_t add_p = 0 - borrow; /* a < b: the difference wrapped, add p back */
         for (int j = 0; j < 8; j++) {
-            uint64_t y = d[j] + (fp8_p[j] & add_p) + c;
+            uint64_t y = d[j] + (g16__fp8_p52[j] & add_p) + c;
             c = y >> 52;
             r->l[j][k] = y & M52;
         }
@@ -124,7 +121,7 @@ static void fp8_neg_portable(g16__fp8 *r, const g16__fp8 *a)
     for (int k = 0; k < 8; k++) {
         uint64_t d[8], borrow = 0, any = 0;
         for (int j = 0; j < 8; j++) {
-            uint64_t x = fp8_p[j] - a->l[j][k] - borrow;
+            uint64_t x = g16__fp8_p52[j] - a->l[j][k] - borrow;
             borrow = x >> 63;
             d[j] = x & M52;
             any |= a->l[j][k];
@@ -176,7 +173,7 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul_ifma(g16__fp8 *r
     /* Full unrolling keeps T, a and p in ZMM registers (a loop over arrays would spill them). */
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
     {
-        p[j] = _mm512_set1_epi64((long long)fp8_p[j]);
+        p[j] = _mm512_set1_epi64((long long)g16__fp8_p52[j]);
         av[j] = _mm512_loadu_si512((const void *)a->l[j]);
     }
     _Pragma("GCC unroll 9") for (int j = 0; j < 9; j++) t[j] = z;
@@ -215,99 +212,49 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul_ifma(g16__fp8 *r
         _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(keep_t, d[j], t[j]));
 }
 
-/* Additive operations: AVX512F only (implied by IFMA), eight lanes per instruction, limb carries
- * propagated by shift/add (no flags), the reduction selected by a mask blend. */
+/* Additive operations: AVX512F only (implied by IFMA), eight lanes per instruction, fp8.h's
+ * register helpers: the candidates (V and V + p) normalized by independent carry chains, the
+ * canonical one picked by a mask blend. */
 __attribute__((target("avx512f"))) static void fp8_add_avx512(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
 {
-    const __m512i z = _mm512_setzero_si512(), mask = _mm512_set1_epi64((long long)M52);
-    __m512i s[8], d[8], c = z, borrow = z;
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-    {
-        __m512i x = _mm512_add_epi64(_mm512_loadu_si512((const void *)a->l[j]),
-                                     _mm512_loadu_si512((const void *)b->l[j]));
-        x = _mm512_add_epi64(x, c);
-        c = _mm512_srli_epi64(x, 52);
-        s[j] = _mm512_and_si512(x, mask);
-    }
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-    {
-        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(s[j], _mm512_set1_epi64((long long)fp8_p[j])), borrow);
-        borrow = _mm512_srli_epi64(x, 63);
-        d[j] = _mm512_and_si512(x, mask);
-    }
-    __mmask8 keep_s = _mm512_cmpneq_epi64_mask(borrow, z);
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(keep_s, d[j], s[j]));
+    g16__fp8v x, y, d;
+    g16__fp8v_load(&x, a);
+    g16__fp8v_load(&y, b);
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) /* a + b - p in (-p, p) */
+        d.v[j] = _mm512_sub_epi64(_mm512_add_epi64(x.v[j], y.v[j]), _mm512_set1_epi64((long long)g16__fp8_p52[j]));
+    g16__fp8v_reduce2(&x, &d);
+    g16__fp8v_store(r, &x);
 }
 
 __attribute__((target("avx512f"))) static void fp8_sub_avx512(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b)
 {
-    const __m512i z = _mm512_setzero_si512(), mask = _mm512_set1_epi64((long long)M52);
-    __m512i d[8], borrow = z, c = z;
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-    {
-        __m512i x = _mm512_sub_epi64(_mm512_loadu_si512((const void *)a->l[j]),
-                                     _mm512_loadu_si512((const void *)b->l[j]));
-        x = _mm512_sub_epi64(x, borrow);
-        borrow = _mm512_srli_epi64(x, 63);
-        d[j] = _mm512_and_si512(x, mask);
-    }
-    __mmask8 add_p = _mm512_cmpneq_epi64_mask(borrow, z);
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-    {
-        __m512i y = _mm512_add_epi64(d[j], _mm512_maskz_mov_epi64(add_p, _mm512_set1_epi64((long long)fp8_p[j])));
-        y = _mm512_add_epi64(y, c);
-        c = _mm512_srli_epi64(y, 52);
-        _mm512_storeu_si512((void *)r->l[j], _mm512_and_si512(y, mask));
-    }
+    g16__fp8v x, y;
+    g16__fp8v_load(&x, a);
+    g16__fp8v_load(&y, b);
+    g16__fp8v_sub(&x, &x, &y);
+    g16__fp8v_store(r, &x);
 }
 
 __attribute__((target("avx512f"))) static void fp8_neg_avx512(g16__fp8 *r, const g16__fp8 *a)
 {
-    const __m512i z = _mm512_setzero_si512(), mask = _mm512_set1_epi64((long long)M52);
-    __m512i d[8], borrow = z, any = z;
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-    {
-        __m512i aj = _mm512_loadu_si512((const void *)a->l[j]);
-        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(_mm512_set1_epi64((long long)fp8_p[j]), aj), borrow);
-        borrow = _mm512_srli_epi64(x, 63);
-        d[j] = _mm512_and_si512(x, mask);
-        any = _mm512_or_si512(any, aj);
-    }
-    __mmask8 nonzero = _mm512_cmpneq_epi64_mask(any, z); /* -0 = 0, not p */
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        _mm512_storeu_si512((void *)r->l[j], _mm512_maskz_mov_epi64(nonzero, d[j]));
+    g16__fp8v x, d;
+    g16__fp8v_load(&x, a);
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) /* -a in (-p, 0]: -0 stays 0 */
+        d.v[j] = _mm512_sub_epi64(_mm512_setzero_si512(), x.v[j]);
+    g16__fp8v_reduce2(&x, &d);
+    g16__fp8v_store(r, &x);
 }
 /* Gathers and scatters (g16__fp8_gather / _scatter) are 8x8 transposes of 64-bit words: in
  * registers, eight row loads, 24 shuffles and eight row stores. Word by word they took 69 ns per
  * gather against ~15 ns per lane of an Fp8 product, 16% of the G1 lane MSM's time (a helper's
- * measurement, 2026-12-02). AVX512F only; used whenever the IFMA back end is. */
-__attribute__((target("avx512f"))) static inline void transpose8(__m512i a[8])
-{
-    __m512i t[8], u[8];
-    for (int i = 0; i < 4; i++) { /* t[2i]: words 0,2,4,6 of rows 2i, 2i+1 interleaved; t[2i+1]: 1,3,5,7 */
-        t[2 * i] = _mm512_unpacklo_epi64(a[2 * i], a[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_epi64(a[2 * i], a[2 * i + 1]);
-    }
-    for (int h = 0; h < 2; h++) { /* rows 4h..4h+3: u[4h + c] holds columns c and c + 4 (c < 4) */
-        const __m512i *v = t + 4 * h;
-        u[4 * h + 0] = _mm512_shuffle_i64x2(v[0], v[2], 0x88);
-        u[4 * h + 1] = _mm512_shuffle_i64x2(v[1], v[3], 0x88);
-        u[4 * h + 2] = _mm512_shuffle_i64x2(v[0], v[2], 0xdd);
-        u[4 * h + 3] = _mm512_shuffle_i64x2(v[1], v[3], 0xdd);
-    }
-    for (int c = 0; c < 4; c++) {
-        a[c] = _mm512_shuffle_i64x2(u[c], u[4 + c], 0x88);
-        a[c + 4] = _mm512_shuffle_i64x2(u[c], u[4 + c], 0xdd);
-    }
-}
-
+ * measurement, 2026-12-02). AVX512F only; used whenever the IFMA back end is. The transpose is
+ * fp8.h's g16__fp8v_transpose (shared with the register-level helpers). */
 __attribute__((target("avx512f"))) void g16__fp8_gather_avx512(g16__fp8 *r, const g16__fp52 *const e[8])
 {
     __m512i a[8];
     _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
         a[k] = _mm512_loadu_si512((const void *)e[k]->l);
-    transpose8(a);
+    g16__fp8v_transpose(a);
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
         _mm512_store_si512((void *)r->l[j], a[j]);
 }
@@ -317,7 +264,7 @@ __attribute__((target("avx512f"))) void g16__fp8_scatter_avx512(g16__fp52 *const
     __m512i a[8];
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
         a[j] = _mm512_load_si512((const void *)r->l[j]);
-    transpose8(a);
+    g16__fp8v_transpose(a);
     _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
         _mm512_storeu_si512((void *)e[k]->l, a[k]);
 }

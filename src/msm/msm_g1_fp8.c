@@ -22,17 +22,13 @@
 
 enum { L_ADD, L_DBL, L_INF };
 
-/* p in 52-bit limbs (the table of fp8.c; a wrong limb breaks every negative-digit test). */
-static const uint64_t p52[8] = {0xeffffffffaaabULL, 0xfeb153ffffb9fULL, 0x6b0f6241eabffULL, 0x12bf6730d2a0fULL,
-                                0x764774b84f385ULL, 0x1ba7b6434bacdULL, 0x1ea397fe69a4bULL, 0x1a011ULL};
-
 /* What the backward pass needs of a group, written by the forward pass (which gathers every
  * coordinate once: the backward pass then reads this sequentially instead of gathering again). */
 typedef struct {
     g16__fp8 prefix; /* product of the lane's earlier denominators */
-    g16__fp8 den;    /* x_P − x_B (2·y_B doubling, 1 cancelling) */
-    g16__fp8 num;    /* y_P − y_B with y_P negated for subtraction (3·x_B² doubling) */
-    g16__fp8 sx;     /* x_B + x_P */
+    g16__fp8 den;    /* x_P − x_B (2·y_B doubling, 1 cancelling); lazy (< 2p) on the AVX-512 path */
+    g16__fp8 num;    /* y_P − y_B with y_P negated for subtraction (3·x_B² doubling); lazy (<= 2p) */
+    g16__fp8 sx;     /* x_B + x_P (AVX-512 path: the limb sums, < 2^53, not normalized) */
     g16__fp8 bx, by;
 } lane_group;
 
@@ -103,7 +99,7 @@ static void fp52_neg(g16__fp52 *r, const g16__fp52 *a)
 {
     uint64_t d[8], borrow = 0, any = 0;
     for (int j = 0; j < 8; j++) {
-        uint64_t t = p52[j] - a->l[j] - borrow;
+        uint64_t t = g16__fp8_p52[j] - a->l[j] - borrow;
         borrow = t >> 63;
         d[j] = t & M52;
         any |= a->l[j];
@@ -360,11 +356,114 @@ static void group_backward(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t
     lanes_scatter(L, wy, &t);
 }
 
+#if G16__FP8_HAVE_X86
+/* The batch on AVX-512 IFMA: the same steps with the coordinates in registers (fp8.h's
+ * g16__fp8v helpers inlined, their carry chains overlapping) and lazy operands where a
+ * difference only feeds a product: den = x_P − x_B + p, num = ±y_P − y_B (+ p or 2p), t = x_B −
+ * x3 + p, one carry chain each; x_P = x_B is found by comparing limbs. Buckets get canonical
+ * x3, y3 (the products are canonical whatever their lazy inputs), so the limbs are those of
+ * the portable code. The prefix products are written in place (no copies). */
+#define LANES_AVX512 __attribute__((target("avx512f,avx512ifma")))
+
+LANES_AVX512 static void batch_forward_avx512(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m,
+                                              g16__fp8 *acc)
+{
+    size_t ng = (m + 7) / 8;
+    const g16__fp52 *one[8];
+    for (int k = 0; k < 8; k++)
+        one[k] = &L->one;
+    g16__fp8_gather_avx512(&L->grp[0].prefix, one);
+    memset(L->kind, L_ADD, ng * 8);
+    for (size_t g = 0; g < ng; g++) {
+        g16__p1_aff52 *bk[8];
+        const g16__p1_aff52 *pt[8];
+        const g16__fp52 *c[8];
+        lane_group *G = &L->grp[g];
+        g16__fp8v bx, by, px, py, r;
+        unsigned neg = 0;
+        if (g + PREFETCH_GROUPS < ng)
+            prefetch_group(L, e, m, g + PREFETCH_GROUPS);
+        group_points(L, e, m, g, bk, pt);
+        for (size_t k = 0; k < 8 && 8 * g + k < m; k++)
+            neg |= (unsigned)(e[8 * g + k].neg != 0) << k;
+        for (int k = 0; k < 8; k++)
+            c[k] = &bk[k]->x;
+        g16__fp8v_gather(&bx, c);
+        for (int k = 0; k < 8; k++)
+            c[k] = &bk[k]->y;
+        g16__fp8v_gather(&by, c);
+        for (int k = 0; k < 8; k++)
+            c[k] = &pt[k]->x;
+        g16__fp8v_gather(&px, c);
+        for (int k = 0; k < 8; k++)
+            c[k] = &pt[k]->y;
+        g16__fp8v_gather(&py, c);
+        unsigned zero = g16__fp8v_eq(&px, &bx); /* padding lanes: x_P = 1, x_B = 0 */
+        g16__fp8v_sub_lazy(&r, &px, &bx);
+        g16__fp8v_store(&G->den, &r);
+        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) r.v[j] = _mm512_add_epi64(px.v[j], bx.v[j]);
+        g16__fp8v_store(&G->sx, &r);
+        g16__fp8v_negsub_lazy(&r, &py, &by, neg); /* ±y_P − y_B */
+        g16__fp8v_store(&G->num, &r);
+        g16__fp8v_store(&G->bx, &bx);
+        g16__fp8v_store(&G->by, &by);
+        L->special[g] = 0;
+        if (zero)
+            classify_special(L, e, g, zero, bk, pt, G);
+        g16__fp8_mul_ifma(g + 1 < ng ? &L->grp[g + 1].prefix : acc, &G->prefix, &G->den);
+    }
+}
+
+LANES_AVX512 static void group_backward_avx512(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, size_t g,
+                                               g16__fp8 *inv, uint8_t *filled)
+{
+    const lane_group *G = &L->grp[g];
+    g16__fp8 dinv, lam, t;
+    g16__fp8v a, b, d, x3, y3;
+    g16__fp8_mul_ifma(&dinv, inv, &G->prefix);
+    g16__fp8_mul_ifma(inv, inv, &G->den);
+    g16__fp8_mul_ifma(&lam, &G->num, &dinv);
+    g16__fp8_mul_ifma(&t, &lam, &lam);
+    g16__fp8v_load(&a, &t);
+    g16__fp8v_load(&b, &G->sx);
+    g16__fp8v_sub_limbs(&d, &a, &b);
+    g16__fp8v_reduce3(&x3, &d); /* λ² − (x_B + x_P) in (−2p, p) */
+    g16__fp8v_load(&b, &G->bx);
+    g16__fp8v_sub_lazy(&a, &b, &x3);
+    g16__fp8v_store(&t, &a);
+    g16__fp8_mul_ifma(&t, &lam, &t);
+    g16__fp8v_load(&a, &t);
+    g16__fp8v_load(&b, &G->by);
+    g16__fp8v_sub(&y3, &a, &b);
+    g16__fp52 *wx[8], *wy[8];
+    for (size_t k = 0; k < 8; k++) {
+        size_t j = 8 * g + k;
+        int live = j < m && L->kind[j] != L_INF;
+        if (j < m && !live)
+            filled[e[j].b] = 0;
+        g16__p1_aff52 *bkt = live ? &L->bk[e[j].b] : &L->sink[k];
+        wx[k] = &bkt->x;
+        wy[k] = &bkt->y;
+    }
+    g16__fp8v_scatter(wx, &x3);
+    g16__fp8v_scatter(wy, &y3);
+}
+#endif
+
 void g16__p1_lanes_batch(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, uint8_t *filled)
 {
     g16__fp8 acc, inv;
     if (m == 0)
         return;
+#if G16__FP8_HAVE_X86
+    if (L->avx512) {
+        batch_forward_avx512(L, e, m, &acc);
+        invert_lanes(&inv, &acc);
+        for (size_t g = (m + 7) / 8; g-- > 0;)
+            group_backward_avx512(L, e, m, g, &inv, filled);
+        return;
+    }
+#endif
     batch_forward(L, e, m, &acc);
     invert_lanes(&inv, &acc);
     for (size_t g = (m + 7) / 8; g-- > 0;)

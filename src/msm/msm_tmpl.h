@@ -258,6 +258,7 @@ typedef struct {
 } acc_state;
 
 static void acc_push(acc_state *s, const entry *e, int retried);
+static void acc_push_fields(acc_state *s, uint32_t b, uint32_t neg, const AFF *p, const lane_pt *q);
 
 static void acc_free(acc_state *s)
 {
@@ -327,20 +328,17 @@ static int acc_init(acc_state *s, const size_t *nlogical, size_t nwin, int affin
     return s->bk && s->kind && s->prefix && s->den;
 }
 
-/* Adds ±p to logical bucket b of window w (q: p in the lane format, on the lane path). */
-static void acc_add(acc_state *s, size_t w, size_t b, const AFF *p, const lane_pt *q, int neg)
+/* Adds ±p to logical bucket b of window w (q: p in the lane format, on the lane path). The
+ * entry goes to acc_push_fields in registers: building it on the stack for an out-of-line
+ * acc_push made the 16-byte copy into the batch load across two 4-byte stores (a failed store
+ * forward), the hottest spot of acc_push in perf (G1 2^16, one thread). */
+static inline void acc_add(acc_state *s, size_t w, size_t b, const AFF *p, const lane_pt *q, int neg)
 {
     const acc_win *aw = &s->win[w];
     size_t slot = aw->slot0 + b * aw->lanes;
     if (aw->lanes > 1)
         slot += s->turn[aw->turn0 + b]++ & (aw->lanes - 1);
-#if MSM_LANES
-    entry e = {(uint32_t)slot, (uint32_t)neg, p, q};
-#else
-    (void)q;
-    entry e = {(uint32_t)slot, (uint32_t)neg, p};
-#endif
-    acc_push(s, &e, 0);
+    acc_push_fields(s, (uint32_t)slot, (uint32_t)neg, p, q);
 }
 
 static void acc_overflow(acc_state *s, const entry *e)
@@ -480,6 +478,34 @@ static void acc_push(acc_state *s, const entry *e, int retried)
     s->batch[s->nbatch++] = *e;
     if (s->nbatch == s->cap)
         acc_flush(s);
+}
+
+/* acc_push of a new entry (never retried), inlined into the loops that make entries: the common
+ * case (a filled slot not yet in this batch) appends to the batch here, field by field. */
+static inline void acc_push_fields(acc_state *s, uint32_t b, uint32_t neg, const AFF *p, const lane_pt *q)
+{
+    if (s->affine && s->filled[b] && s->stamp[b] != s->cur) {
+        entry *e = &s->batch[s->nbatch++];
+        s->stamp[b] = s->cur;
+        e->b = b;
+        e->neg = neg;
+        e->p = p;
+#if MSM_LANES
+        e->q = q;
+#else
+        (void)q;
+#endif
+        if (s->nbatch == s->cap)
+            acc_flush(s);
+        return;
+    }
+#if MSM_LANES
+    entry e = {b, neg, p, q};
+#else
+    (void)q;
+    entry e = {b, neg, p};
+#endif
+    acc_push(s, &e, 0);
 }
 
 static void acc_finish(acc_state *s)
@@ -693,7 +719,31 @@ typedef struct {
     xyzz *res;         /* window w, range j at w·nchunks + j; then one per range of the ones */
     int *nomem;        /* one per task: its allocations failed */
     lane_pt *lp;       /* lane path: the others' bases in prep order, then the ones'; else NULL */
+    uint8_t *lp_inf;   /* lane path: per conversion part, whether it met a base at infinity */
+    int any_inf;       /* lane path: some base is infinity (else the tasks skip the test) */
 } msm_ctx;
+
+/* Whether base i (prep order) is infinity. On the lane path the scalar base is not read: the
+ * test was ~12% of window_task's samples (a second stream of 96-byte reads, G1 2^16), and the
+ * conversion already knows when no base is infinite. */
+static inline int base_is_inf(const msm_ctx *x, const AFF *pt, size_t i)
+{
+#if MSM_LANES
+    if (x->lp) {
+        if (!x->any_inf)
+            return 0;
+        const uint64_t *l = x->lp[i].x.l, *m = x->lp[i].y.l;
+        uint64_t any = 0;
+        for (int k = 0; k < 8; k++)
+            any |= l[k] | m[k];
+        return any == 0;
+    }
+#else
+    (void)x;
+    (void)i;
+#endif
+    return aff_is_inf(pt);
+}
 
 static void range_of(size_t n, size_t parts, size_t j, size_t *lo, size_t *hi)
 {
@@ -718,7 +768,7 @@ static int window_task(msm_ctx *x, size_t g, size_t j)
     for (size_t i = lo; i < hi; i++) {
         const AFF *pt = &x->bases[p->oidx[i]];
         const lane_pt *q = x->lp ? &x->lp[i] : NULL;
-        if (aff_is_inf(pt))
+        if (base_is_inf(x, pt, i))
             continue;
         for (size_t w = w0; w < w1; w++) {
             int64_t d = g16__msm_booth_digit(p->scal[i], (unsigned)w, pl->c);
@@ -751,7 +801,7 @@ static int ones_task(msm_ctx *x, size_t j, xyzz *out)
     for (size_t i = lo; i < hi; i++) {
         const AFF *pt = &x->bases[p->ones[i]];
         const lane_pt *q = x->lp ? &x->lp[p->nothers + i] : NULL;
-        if (!aff_is_inf(pt))
+        if (!base_is_inf(x, pt, p->nothers + i))
             acc_add(&s, 0, 0, pt, q, 0);
     }
     acc_finish(&s);
@@ -794,6 +844,8 @@ static void lanes_convert_task(void *vctx, size_t begin, size_t end)
     for (size_t i = begin * LANE_CONVERT_PART; i < end * LANE_CONVERT_PART && i < n; i++) {
         uint32_t idx = i < p->nothers ? p->oidx[i] : p->ones[i - p->nothers];
         g16__p1_aff52_from(&x->lp[i], &x->bases[idx]);
+        if (aff_is_inf(&x->bases[idx]))
+            x->lp_inf[i / LANE_CONVERT_PART] = 1;
     }
 }
 
@@ -811,10 +863,18 @@ static void lanes_prepare(msm_ctx *x, int nthreads, int lanes)
     size_t n = x->p->nothers + x->p->nones;
     if (!lanes || x->pl->accum != G16__MSM_ACCUM_AFFINE || n == 0)
         return;
-    if (!(x->lp = aligned_alloc(64, n * sizeof *x->lp)))
+    size_t nparts = (n + LANE_CONVERT_PART - 1) / LANE_CONVERT_PART;
+    x->lp = aligned_alloc(64, n * sizeof *x->lp);
+    x->lp_inf = calloc(nparts, 1);
+    if (!x->lp || !x->lp_inf) {
+        free(x->lp);
+        x->lp = NULL;
         return;
+    }
     g16__span sp = g16__span_begin_n(MSM_SPAN ".lanes", n);
-    g16__msm_run(nthreads, (n + LANE_CONVERT_PART - 1) / LANE_CONVERT_PART, lanes_convert_task, x);
+    g16__msm_run(nthreads, nparts, lanes_convert_task, x);
+    for (size_t j = 0; j < nparts; j++)
+        x->any_inf |= x->lp_inf[j];
     g16__span_end(sp);
 }
 #else
@@ -858,7 +918,7 @@ static g16_status msm_part(xyzz *out, const AFF *bases, const g16__msm_prep *p, 
 {
     g16_status st = G16_OK;
     g16__msm_plan pl;
-    msm_ctx x = {bases, p, &pl, NULL, NULL, NULL};
+    msm_ctx x = {bases, p, &pl, NULL, NULL, NULL, NULL, 0};
     g16__msm_make_plan(&pl, p, opts, nthreads, MSM_G2, lanes);
     x.res = malloc(((size_t)pl.nwin * pl.nchunks + pl.nones_chunks + 1) * sizeof *x.res);
     x.nomem = calloc(pl.ntasks ? pl.ntasks : 1, sizeof *x.nomem);
@@ -882,6 +942,7 @@ cleanup:
     free(x.res);
     free(x.nomem);
     free(x.lp);
+    free(x.lp_inf);
     return st;
 }
 
