@@ -55,5 +55,7 @@ extern "C" int g16__gpu_replay_mul_chain(int fp, const uint32_t *x0, const uint3
 
 /* The context's stream (everything a module enqueues for a context goes there). */
 static inline cudaStream_t g16__gpu_stream(const g16__gpu *g) { return g->stream; }
+/* Its side stream (uploads that overlap the stream's work). */
+static inline cudaStream_t g16__gpu_side_stream(const g16__gpu *g) { return g->side; }
 
 #endif

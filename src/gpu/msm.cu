@@ -378,10 +378,10 @@ cleanup:
     return st;
 }
 
-static g16_status msm_finish_bases(g16__gpu_msm *m, g16_error *err)
+static g16_status msm_finish_bases(g16__gpu_msm *m, int side, g16_error *err)
 {
     g16_status st = G16_OK;
-    cudaStream_t s = g16__gpu_stream(m->g);
+    cudaStream_t s = side ? g16__gpu_side_stream(m->g) : g16__gpu_stream(m->g);
     if (m->n == 0)
         return G16_OK;
     if (m->g2)
@@ -393,7 +393,10 @@ cleanup:
     return st;
 }
 
-static g16_status msm_create(g16__gpu_msm **out, g16__gpu *g, int g2, const void *bases, size_t n, g16_error *err)
+/* side: the copy and the bitmap kernel go through the side stream, and only it is waited for
+ * (g16__gpu_msm_create_side). */
+static g16_status msm_create(g16__gpu_msm **out, g16__gpu *g, int g2, const void *bases, size_t n, int side,
+                             g16_error *err)
 {
     g16_status st;
     g16__gpu_msm *m = NULL;
@@ -406,11 +409,12 @@ static g16_status msm_create(g16__gpu_msm **out, g16__gpu *g, int g2, const void
     if (st != G16_OK)
         goto cleanup;
     if (n > 0) {
-        st = g16__gpu_upload(g, m->bases, bases, n * aff_size(g2), err);
+        st = side ? g16__gpu_upload_side_nowait(g, m->bases, bases, n * aff_size(g2), err)
+                  : g16__gpu_upload(g, m->bases, bases, n * aff_size(g2), err);
         if (st != G16_OK)
             goto cleanup;
     }
-    st = msm_finish_bases(m, err);
+    st = msm_finish_bases(m, side, err);
     if (st != G16_OK)
         goto cleanup;
     *out = m;
@@ -423,13 +427,19 @@ cleanup:
 extern "C" g16_status g16__gpu_msm_create_p1(g16__gpu_msm **out, g16__gpu *g, const g16_p1_affine *bases, size_t n,
                                              g16_error *err)
 {
-    return msm_create(out, g, 0, bases, n, err);
+    return msm_create(out, g, 0, bases, n, 0, err);
 }
 
 extern "C" g16_status g16__gpu_msm_create_p2(g16__gpu_msm **out, g16__gpu *g, const g16_p2_affine *bases, size_t n,
                                              g16_error *err)
 {
-    return msm_create(out, g, 1, bases, n, err);
+    return msm_create(out, g, 1, bases, n, 0, err);
+}
+
+extern "C" g16_status g16__gpu_msm_create_side(g16__gpu_msm **out, g16__gpu *g, int g2, const void *bases, size_t n,
+                                               g16_error *err)
+{
+    return msm_create(out, g, g2, bases, n, 1, err);
 }
 
 static g16_status msm_create_random(g16__gpu_msm **out, g16__gpu *g, int g2, size_t n, uint64_t seed, g16_error *err)
@@ -458,7 +468,7 @@ static g16_status msm_create_random(g16__gpu_msm **out, g16__gpu *g, int g2, siz
         else
             G16_CU_LAUNCH(k_random<0><<<blocks_for(n), TPB, 0, s>>>(dtable, seed, m->bases, n));
     }
-    st = msm_finish_bases(m, err);
+    st = msm_finish_bases(m, 0, err);
     if (st != G16_OK)
         goto cleanup;
     *out = m;

@@ -77,6 +77,12 @@ g16_status g16__gpu_msm_create_p1(g16__gpu_msm **out, g16__gpu *g, const g16_p1_
                                   g16_error *err);
 g16_status g16__gpu_msm_create_p2(g16__gpu_msm **out, g16__gpu *g, const g16_p2_affine *bases, size_t n,
                                   g16_error *err);
+/* The same (g2 selects the group) for a host thread other than the one running this context's
+ * work: the copy and the infinity bitmap go through the context's side stream and only that stream
+ * is waited for, so the upload overlaps the MSMs running meanwhile (the prover's streaming mode
+ * uploads the next chunk of a query this way). The handle is then used as any other. */
+g16_status g16__gpu_msm_create_side(g16__gpu_msm **out, g16__gpu *g, int g2, const void *bases, size_t n,
+                                    g16_error *err);
 /* For benchmarks: n pseudo-random points of the subgroup generated on the device from `seed`
  * (each a sum of about 24 of 48 random multiples of the generator, converted to affine there):
  * a 2^26-point G1 set takes about a second instead of minutes on the host. */

@@ -27,6 +27,15 @@ g16_status g16__gpu_msm_create_p2(g16__gpu_msm **out, g16__gpu *g, const g16_p2_
     return no_cuda(err);
 }
 
+g16_status g16__gpu_msm_create_side(g16__gpu_msm **out, g16__gpu *g, int g2, const void *bases, size_t n,
+                                    g16_error *err)
+{
+    (void)g, (void)g2, (void)bases, (void)n;
+    if (out)
+        *out = NULL;
+    return no_cuda(err);
+}
+
 g16_status g16__gpu_msm_create_random_p1(g16__gpu_msm **out, g16__gpu *g, size_t n, uint64_t seed, g16_error *err)
 {
     (void)g, (void)n, (void)seed;

@@ -19,6 +19,19 @@
 enum { Q_H, Q_L, Q_A, Q_B1, Q_B2, Q_COUNT };
 static const char *const q_span[Q_COUNT] = {"msm.h.gpu", "msm.l.gpu", "msm.a.gpu", "msm.b_g1.gpu", "msm.b_g2.gpu"};
 
+/* Streaming mode: the handle of the chunk after the current one (points [first, first + count) of
+ * query q), created by thread th through the side stream while the current chunk's MSM runs. */
+typedef struct {
+    struct g16__gpu_prover *gp;
+    int q;
+    size_t first, count;
+    g16__gpu_msm *m;
+    g16_status st;
+    g16_error err;
+    pthread_t th;
+    int running; /* th started, not joined yet */
+} chunk_up;
+
 struct g16__gpu_prover {
     g16__gpu *gpu;
     g16__gpu_ntt *ntt;
@@ -54,6 +67,7 @@ struct g16__gpu_prover {
     size_t bits_off[3]; /* word offset of each bitmap in dbits, indexed by G16__DENS_* */
     g16__gpu_compactor *cmp;
     size_t chunk; /* streaming: points per uploaded chunk of a query */
+    chunk_up up;  /* streaming: the next chunk's upload, on a thread of its own */
 };
 
 /* Compaction of the values whose density bit is set, on all threads: the bitmap is cut into
@@ -165,6 +179,89 @@ static g16_status q_create(g16__gpu_prover *gp, int q, size_t first, size_t coun
     return st;
 }
 
+/* ---- streaming: the next chunk uploaded while the current one runs ----
+ * The chunks are taken in the order of g16__gpu_prover_msms (h, l, a, b_g1, b_g2, each from its
+ * first point), and after the last chunk of b_g2 comes the first of h for the next proof (the
+ * bases are the same for every proof: that upload overlaps the next H step). Two chunks' bases
+ * are on the device at a time (choose_chunk counts both). */
+
+static void *up_main(void *arg)
+{
+    chunk_up *u = arg;
+    size_t n;
+    const char *b = q_bases(u->gp->p, u->q, &n);
+    size_t size = u->q == Q_B2 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
+    g16__span sp = g16__span_begin_n("gpu.upload_next_chunk", u->count);
+    u->st = g16__gpu_msm_create_side(&u->m, u->gp->gpu, u->q == Q_B2, b + u->first * size, u->count, &u->err);
+    g16__span_end(sp);
+    return NULL;
+}
+
+/* Waits for the upload in flight, if any. */
+static void up_join(g16__gpu_prover *gp)
+{
+    if (gp->up.running) {
+        pthread_join(gp->up.th, NULL);
+        gp->up.running = 0;
+    }
+}
+
+/* Waits for the upload in flight and frees its handle. */
+static void up_drop(g16__gpu_prover *gp)
+{
+    up_join(gp);
+    g16__gpu_msm_destroy(gp->up.m);
+    gp->up.m = NULL;
+}
+
+/* The chunk after [first, first + count) of query q (b_g2's last: h's first). */
+static void chunk_after(const g16__gpu_prover *gp, int q, size_t first, size_t count, int *nq, size_t *nfirst,
+                        size_t *ncount)
+{
+    size_t n;
+    q_bases(gp->p, q, &n);
+    *nq = q;
+    *nfirst = first + count;
+    if (*nfirst >= n) {
+        *nq = (q + 1) % Q_COUNT;
+        *nfirst = 0;
+        q_bases(gp->p, *nq, &n);
+    }
+    *ncount = n - *nfirst < gp->chunk ? n - *nfirst : gp->chunk;
+}
+
+/* Starts the upload of the chunk after (q, first, count). Without a thread (pthread_create
+ * failed) the next chunk is simply uploaded when it is needed. */
+static void up_start(g16__gpu_prover *gp, int q, size_t first, size_t count)
+{
+    chunk_up *u = &gp->up;
+    up_drop(gp);
+    u->gp = gp;
+    chunk_after(gp, q, first, count, &u->q, &u->first, &u->count);
+    u->st = G16_OK;
+    u->err.msg[0] = 0;
+    u->running = pthread_create(&u->th, NULL, up_main, u) == 0;
+}
+
+/* gp->q[q] := the handle of points [first, first + count): the upload in flight when it is that
+ * chunk (its error, if it failed), else a synchronous upload now. */
+static g16_status up_take(g16__gpu_prover *gp, int q, size_t first, size_t count, g16_error *err)
+{
+    chunk_up *u = &gp->up;
+    up_join(gp);
+    if (u->gp && u->q == q && u->first == first && u->count == count && (u->m || u->st != G16_OK)) {
+        g16_status st = u->st;
+        gp->q[q] = u->m;
+        u->m = NULL;
+        u->gp = NULL;
+        if (st != G16_OK && err)
+            *err = u->err;
+        return st;
+    }
+    up_drop(gp);
+    return q_create(gp, q, first, count, err);
+}
+
 static void q_destroy_all(g16__gpu_prover *gp)
 {
     for (int q = 0; q < Q_COUNT; q++) {
@@ -177,6 +274,7 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
 {
     if (!gp)
         return;
+    up_drop(gp);
     q_destroy_all(gp);
     g16__gpu_compactor_destroy(gp->cmp);
     if (gp->gpu) {
@@ -214,8 +312,9 @@ static int fits_resident(g16__gpu_prover *gp, g16_error *err)
     return need + G16__GPU_RESERVE < free_b;
 }
 
-/* Streaming chunk: the points whose base (192 B in G2), scalar (32 B) and MSM scratch (~256 B
- * per scalar, see fits_resident) fit in half the free memory; G16_GPU_CHUNK=N overrides (tests). */
+/* Streaming chunk: the points whose base (192 B in G2) twice (the next chunk is uploaded during
+ * the current one's MSM), scalar (32 B) and MSM scratch (~256 B per scalar, see fits_resident)
+ * fit in half the free memory; G16_GPU_CHUNK=N overrides (tests). */
 static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
 {
     size_t free_b = 0, total = 0;
@@ -232,10 +331,10 @@ static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
     if (st != G16_OK)
         return st;
     size_t avail = free_b > G16__GPU_RESERVE ? (free_b - G16__GPU_RESERVE) / 2 : 0;
-    gp->chunk = avail / (192 + 32 + 256);
+    gp->chunk = avail / (2 * 192 + 32 + 256);
     if (gp->chunk < 4096) {
         char need[64];
-        snprintf(need, sizeof need, "%zu", (size_t)4096 * (192 + 32 + 256) * 2 + G16__GPU_RESERVE);
+        snprintf(need, sizeof need, "%zu", (size_t)4096 * (2 * 192 + 32 + 256) * 2 + G16__GPU_RESERVE);
         return g16__error(err, G16_ERR_NOMEM,
                           "gpu prover: %zu bytes free after the H step's vectors; streaming the queries needs at "
                           "least %s",
@@ -506,8 +605,14 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
     memset(&o, 0, sizeof o);
     o.final_host = 1;
     o.device_scalars = 1; /* H, the witness and the compacted scalars all live on the device */
-    if (!gp->q[q] && (st = q_create(gp, q, first, count, err)) != G16_OK)
+    if (!gp->resident) {
+        /* this chunk (uploaded while the previous one ran), then the next one's upload */
+        if ((st = up_take(gp, q, first, count, err)) != G16_OK)
+            goto cleanup;
+        up_start(gp, q, first, count);
+    } else if (!gp->q[q] && (st = q_create(gp, q, first, count, err)) != G16_OK) {
         goto cleanup;
+    }
     if (q == Q_B2)
         st = g16__gpu_msm_run_p2(gp->q[q], out, scalars + first, 1, &o, err);
     else
@@ -524,7 +629,8 @@ cleanup:
 }
 
 /* The MSM of query q: one part when resident, else chunks of gp->chunk points summed on the host
- * (memory bounded by the chunk, whatever the query's size; uploads not overlapped yet). */
+ * (memory bounded by the chunk, whatever the query's size; each chunk's upload overlaps the
+ * previous chunk's MSM). */
 static g16_status q_run(g16__gpu_prover *gp, int q, void *out, const g16_fr *scalars, g16_error *err)
 {
     g16_status st = G16_OK;
