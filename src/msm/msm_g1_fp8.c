@@ -94,6 +94,25 @@ void g16__p1_aff52_from(g16__p1_aff52 *r, const g16_p1_affine *a)
     g16__fp52_from_fp(&r->y, &a->y);
 }
 
+void g16__p1_aff52_from8(g16__p1_aff52 *const r[8], const g16_p1_affine *const a[8])
+{
+    g16_fp c[8];
+    g16__fp52 *d[8];
+    g16__fp8 v;
+    for (int k = 0; k < 8; k++) {
+        c[k] = a[k]->x;
+        d[k] = &r[k]->x;
+    }
+    g16__fp8_from_fp(&v, c);
+    g16__fp8_scatter(d, &v);
+    for (int k = 0; k < 8; k++) {
+        c[k] = a[k]->y;
+        d[k] = &r[k]->y;
+    }
+    g16__fp8_from_fp(&v, c);
+    g16__fp8_scatter(d, &v);
+}
+
 /* r = −a mod p on 52-bit limbs (−0 = 0). */
 static void fp52_neg(g16__fp52 *r, const g16__fp52 *a)
 {

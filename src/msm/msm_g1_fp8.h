@@ -58,6 +58,9 @@ g16__p1_lanes *g16__p1_lanes_create(size_t nb, size_t cap); /* NULL when out of 
 void g16__p1_lanes_destroy(g16__p1_lanes *L);
 
 void g16__p1_aff52_from(g16__p1_aff52 *r, const g16_p1_affine *a);
+/* Eight at once in Fp8 lanes (the same limbs: both are canonical); r[k] distinct. Faster than
+ * g16__p1_aff52_from only with IFMA (g16__fp8_have_ifma()). */
+void g16__p1_aff52_from8(g16__p1_aff52 *const r[8], const g16_p1_affine *const a[8]);
 
 /* Bucket slot := ±q (the first point of an empty bucket). */
 void g16__p1_lanes_fill(g16__p1_lanes *L, size_t slot, const g16__p1_aff52 *q, int neg);
