@@ -128,6 +128,22 @@ static void check_mul(const g16_fp a[8], const g16_fp b[8])
     t = va;
     g16__fp8_sqr(&t, &t); /* r = a = b */
     assert_memory_equal(&t, &r_port, sizeof t);
+#if defined(__x86_64__)
+    if (g16__fp8_have_ifma()) {
+        g16__fp8 u = vb;
+        t = va;
+        g16__fp8_mul2_ifma(&t, &t, &vb, &u, &va, &u); /* both outputs alias an input */
+        assert_memory_equal(&t, &r, sizeof t);
+        assert_memory_equal(&u, &r, sizeof u);
+        g16__fp8_mul2_ifma(&t, &va, &va, &u, &vb, &va);
+        assert_memory_equal(&u, &r, sizeof u);
+        g16__fp8_mul_portable(&r_port, &va, &va);
+        assert_memory_equal(&t, &r_port, sizeof t);
+        g16__fp8_sqr_ifma(&t, &vb);
+        g16__fp8_mul_portable(&r_port, &vb, &vb);
+        assert_memory_equal(&t, &r_port, sizeof t);
+    }
+#endif
 }
 
 /* check(a, b) on random lanes (it-th pair: a seeded it, b seeded it·bm + ba), then on every pair
@@ -280,13 +296,17 @@ static void check_helpers(const g16_fp a[8], const g16_fp b[8])
     assert_memory_equal(&out[3], &u, sizeof u);
     assert_memory_equal(&out[4], &va, sizeof va);
     /* lazy operands into the product: the canonical product of the canonical values */
-    g16__fp8_mul_ifma(&u, &out[0], &out[1]);
     g16__fp8_neg(&w, &va);
     for (int k = 0; k < 8; k++) /* w = the canonical ±a − b */
         for (int j = 0; j < 8; j++)
             if (!((neg >> k) & 1))
                 w.l[j][k] = va.l[j][k];
     g16__fp8_sub(&w, &w, &vb);
+    g16__fp8_sqr_ifma(&u, &out[1]); /* the squaring, lazy input up to 2p */
+    g16__fp8_mul(&t, &w, &w);
+    assert_memory_equal(&u, &t, sizeof t);
+    g16__fp8_mul_ifma(&u, &out[0], &out[1]);
+    g16__fp8_sub(&t, &va, &vb);
     g16__fp8_mul(&t, &t, &w);
     assert_memory_equal(&u, &t, sizeof t);
     mpz_clears(za, zb, want, p, p2m1, p2, NULL);

@@ -72,6 +72,11 @@ void g16__fp8_scatter_avx512(g16__fp52 *const e[G16__FP8_LANES], const g16__fp8 
 void g16__fp8_mul_portable(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b);
 #if defined(__x86_64__)
 void g16__fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b); /* only if have_ifma */
+void g16__fp8_sqr_ifma(g16__fp8 *r, const g16__fp8 *a);                     /* the same, a = b */
+/* r0 = a0·b0 and r1 = a1·b1 in one interleaved pass (independent products: ~1.6x the
+ * throughput of two calls); outputs may alias any input. Only if have_ifma. */
+void g16__fp8_mul2_ifma(g16__fp8 *r0, const g16__fp8 *a0, const g16__fp8 *b0, g16__fp8 *r1, const g16__fp8 *a1,
+                        const g16__fp8 *b1);
 #endif
 /* 1 when the IFMA code is compiled in, the CPU has AVX512F + AVX512IFMA and the OS saves ZMM state. */
 int g16__fp8_have_ifma(void);

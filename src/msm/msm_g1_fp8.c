@@ -439,10 +439,9 @@ LANES_AVX512 static void group_backward_avx512(g16__p1_lanes *L, const g16__p1_l
     const lane_group *G = &L->grp[g];
     g16__fp8 dinv, lam, t;
     g16__fp8v a, b, d, x3, y3;
-    g16__fp8_mul_ifma(&dinv, inv, &G->prefix);
-    g16__fp8_mul_ifma(inv, inv, &G->den);
+    g16__fp8_mul2_ifma(&dinv, inv, &G->prefix, inv, inv, &G->den); /* independent: one pass */
     g16__fp8_mul_ifma(&lam, &G->num, &dinv);
-    g16__fp8_mul_ifma(&t, &lam, &lam);
+    g16__fp8_sqr_ifma(&t, &lam);
     g16__fp8v_load(&a, &t);
     g16__fp8v_load(&b, &G->sx);
     g16__fp8v_sub_limbs(&d, &a, &b);
