@@ -292,8 +292,24 @@ static void test_gpu_compaction(void **state)
     free(src), free(got), free(want), free(bits);
 }
 
+static uint64_t span_count(const char *path);
+
+/* Synchronous query uploads (prove_gpu.c's q_create) in the last traced call. */
+static uint64_t sync_query_uploads(void)
+{
+    static const char *const q[] = {"h", "l", "a", "b_g1", "b_g2"};
+    uint64_t k = 0;
+    for (int i = 0; i < 5; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "prove/prove.circuit/msm.%s.gpu/gpu.upload_query", q[i]);
+        k += span_count(path);
+    }
+    return k;
+}
+
 /* GPU = CPU byte for byte: several sizes (not powers of two), both demo kinds, batches, one and
- * two workers on the card, queries resident, streamed whole and streamed in chunks. */
+ * two workers on the card, queries resident, streamed whole and streamed in chunks (each chunk
+ * but the first uploaded by a thread while the previous chunk's MSM runs: counted in the trace). */
 static void test_gpu_equals_cpu(void **state)
 {
     (void)state;
@@ -328,12 +344,23 @@ static void test_gpu_equals_cpu(void **state)
         snprintf(chunk, sizeof chunk, "%zu", cases[c].rows / 3 + 1);
         setenv("G16_GPU_CHUNK", chunk, 1);
         memset(gpu, 0, f.count * sizeof *gpu);
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
         st = prove_with(&f, gpu, "gpu", NULL, &err);
+        g16__trace_enable(0);
+        uint64_t sync_up = sync_query_uploads(), next_up = span_count("gpu.upload_next_chunk");
+        g16__trace_reset();
         unsetenv("G16_GPU_CHUNK");
         unsetenv("G16_GPU_STREAM");
         if (st != G16_OK)
             fail_msg("gpu streamed in chunks of %s: %s", chunk, err.msg);
         expect_same_proofs(cpu, gpu, f.count, "queries streamed in chunks");
+        /* one worker: only the batch's very first chunk is uploaded on the spot; every later one
+         * (and one more, h's first for a next proof) by the upload thread */
+        printf("  chunks of %s points: %llu synchronous upload(s), %llu by the upload thread\n", chunk,
+               (unsigned long long)sync_up, (unsigned long long)next_up);
+        assert_int_equal(sync_up, 1);
+        assert_true(next_up >= 5 * f.count);
         printf("  %s demo, %zu rows, batch %zu: GPU proofs = CPU proofs (1 and 2 workers; queries "
                "resident, streamed, streamed in chunks)\n",
                cases[c].kind == G16_DEMO_BITS ? "bits" : "field", cases[c].rows, f.count);

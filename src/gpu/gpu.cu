@@ -249,6 +249,26 @@ extern "C" void g16__gpu_host_free(void *host)
         cudaFreeHost(host);
 }
 
+extern "C" g16_status g16__gpu_host_register(void **token, const void *host, size_t bytes, g16_error *err)
+{
+    g16_status st = G16_OK;
+    const uintptr_t page = 4096;
+    uintptr_t lo = (uintptr_t)host & ~(page - 1), hi = ((uintptr_t)host + bytes + page - 1) & ~(page - 1);
+    *token = NULL;
+    if (!bytes)
+        return G16_OK;
+    G16_CU(cudaHostRegister((void *)lo, hi - lo, cudaHostRegisterPortable | cudaHostRegisterReadOnly));
+    *token = (void *)lo;
+cleanup:
+    return st;
+}
+
+extern "C" void g16__gpu_host_unregister(void *token)
+{
+    if (token)
+        cudaHostUnregister(token);
+}
+
 extern "C" g16_status g16__gpu_upload(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err)
 {
     g16_status st = G16_OK;

@@ -109,6 +109,13 @@ void g16__gpu_free(g16__gpu *g, void *dev); /* NULL is a no-op; waits for the st
 /* Page-locked host memory (fast, asynchronous copies). */
 g16_status g16__gpu_host_alloc(void **host, size_t bytes, g16_error *err);
 void g16__gpu_host_free(void *host);
+/* Page-locks existing host memory [host, host + bytes) for the device's DMA (cudaHostRegister,
+ * read-only: copies from it run at the bus's speed and asynchronously, where pageable memory is
+ * staged through the driver). The range is widened to whole pages, so it must be the only user
+ * of its first and last pages (a large malloc or mmap is). *token := the address to pass to
+ * g16__gpu_host_unregister (NULL for bytes = 0). An error leaves nothing registered. */
+g16_status g16__gpu_host_register(void **token, const void *host, size_t bytes, g16_error *err);
+void g16__gpu_host_unregister(void *token); /* NULL is a no-op */
 /* Copies enqueued on the stream (asynchronous for page-locked host memory). */
 g16_status g16__gpu_upload(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err);
 g16_status g16__gpu_download(g16__gpu *g, void *host, const void *dev, size_t bytes, g16_error *err);

@@ -70,6 +70,16 @@ g16_status g16__gpu_host_alloc(void **host, size_t bytes, g16_error *err)
 
 void g16__gpu_host_free(void *host) { (void)host; }
 
+g16_status g16__gpu_host_register(void **token, const void *host, size_t bytes, g16_error *err)
+{
+    (void)host, (void)bytes;
+    if (token)
+        *token = NULL;
+    return no_cuda(err);
+}
+
+void g16__gpu_host_unregister(void *token) { (void)token; }
+
 g16_status g16__gpu_upload(g16__gpu *g, void *dev, const void *host, size_t bytes, g16_error *err)
 {
     (void)g, (void)dev, (void)host, (void)bytes;

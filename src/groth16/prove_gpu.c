@@ -68,6 +68,8 @@ struct g16__gpu_prover {
     g16__gpu_compactor *cmp;
     size_t chunk; /* streaming: points per uploaded chunk of a query */
     chunk_up up;  /* streaming: the next chunk's upload, on a thread of its own */
+    int pinned;   /* streaming: the queries' host memory is page-locked (pin_acquire) */
+    char pin_note[160];
 };
 
 /* Compaction of the values whose density bit is set, on all threads: the bitmap is cut into
@@ -179,6 +181,101 @@ static g16_status q_create(g16__gpu_prover *gp, int q, size_t first, size_t coun
     return st;
 }
 
+/* ---- streaming: the queries' host memory page-locked ----
+ * Streamed chunks cross PCIe once per proof; from pageable memory the driver stages them at ~10
+ * GB/s (H200 host, 2^25: ~2 s per proof for 19 GB of queries), from page-locked memory the DMA
+ * reads them directly. Several provers (workers) share one parameter set, so registrations are
+ * counted per address, process-wide: the last prover to let go unregisters (never while another
+ * worker's upload may still read the memory). */
+#define PIN_MAX 64
+static pthread_mutex_t pin_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    const void *host;
+    void *token;
+    unsigned refs;
+} pin_tab[PIN_MAX];
+
+static g16_status pin_one(const void *host, size_t bytes, g16_error *err)
+{
+    g16_status st = G16_OK;
+    int freeslot = -1;
+    pthread_mutex_lock(&pin_mu);
+    for (int i = 0; i < PIN_MAX; i++) {
+        if (pin_tab[i].refs && pin_tab[i].host == host) {
+            pin_tab[i].refs++;
+            goto cleanup;
+        }
+        if (!pin_tab[i].refs && freeslot < 0)
+            freeslot = i;
+    }
+    if (freeslot < 0) {
+        st = g16__error(err, G16_ERR_UNSUPPORTED, "gpu prover: more than %d page-locked query arrays", PIN_MAX);
+        goto cleanup;
+    }
+    if ((st = g16__gpu_host_register(&pin_tab[freeslot].token, host, bytes, err)) == G16_OK) {
+        pin_tab[freeslot].host = host;
+        pin_tab[freeslot].refs = 1;
+    }
+cleanup:
+    pthread_mutex_unlock(&pin_mu);
+    return st;
+}
+
+static void unpin_one(const void *host)
+{
+    pthread_mutex_lock(&pin_mu);
+    for (int i = 0; i < PIN_MAX; i++) {
+        if (pin_tab[i].refs && pin_tab[i].host == host) {
+            if (--pin_tab[i].refs == 0) {
+                g16__gpu_host_unregister(pin_tab[i].token);
+                pin_tab[i].token = NULL;
+                pin_tab[i].host = NULL;
+            }
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pin_mu);
+}
+
+static void pin_release(g16__gpu_prover *gp)
+{
+    size_t n;
+    for (int q = 0; gp->pinned && q < Q_COUNT; q++)
+        if (q_bases(gp->p, q, &n) && n)
+            unpin_one(q_bases(gp->p, q, &n));
+    gp->pinned = 0;
+}
+
+/* Page-locks the five queries (G16_GPU_PIN_QUERIES=0: not, for A/B measurements). A failure only
+ * means pageable uploads (the note says why, for the backend line). */
+static void pin_acquire(g16__gpu_prover *gp)
+{
+    const char *env = getenv("G16_GPU_PIN_QUERIES");
+    g16_error e = {0, ""};
+    int q = 0;
+    size_t n;
+    if (env && !strcmp(env, "0")) {
+        snprintf(gp->pin_note, sizeof gp->pin_note, "pageable (G16_GPU_PIN_QUERIES=0)");
+        return;
+    }
+    g16__span sp = g16__span_begin("gpu.pin_queries");
+    for (; q < Q_COUNT; q++) {
+        const void *b = q_bases(gp->p, q, &n);
+        if (n && pin_one(b, n * (q == Q_B2 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine)), &e) != G16_OK)
+            break;
+    }
+    g16__span_end(sp);
+    if (q == Q_COUNT) {
+        gp->pinned = 1;
+        snprintf(gp->pin_note, sizeof gp->pin_note, "page-locked");
+        return;
+    }
+    while (q-- > 0) /* undo the ones that worked */
+        if (q_bases(gp->p, q, &n) && n)
+            unpin_one(q_bases(gp->p, q, &n));
+    snprintf(gp->pin_note, sizeof gp->pin_note, "pageable (%.120s)", e.msg);
+}
+
 /* ---- streaming: the next chunk uploaded while the current one runs ----
  * The chunks are taken in the order of g16__gpu_prover_msms (h, l, a, b_g1, b_g2, each from its
  * first point), and after the last chunk of b_g2 comes the first of h for the next proof (the
@@ -191,6 +288,9 @@ static void *up_main(void *arg)
     size_t n;
     const char *b = q_bases(u->gp->p, u->q, &n);
     size_t size = u->q == Q_B2 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
+    /* detached: background work, its span a root of its own (the GPU stage's wait for it, if any,
+     * shows in that stage's MSM spans) */
+    g16__trace_thread("gpu chunk upload", G16__TRACE_DETACHED);
     g16__span sp = g16__span_begin_n("gpu.upload_next_chunk", u->count);
     u->st = g16__gpu_msm_create_side(&u->m, u->gp->gpu, u->q == Q_B2, b + u->first * size, u->count, &u->err);
     g16__span_end(sp);
@@ -231,11 +331,15 @@ static void chunk_after(const g16__gpu_prover *gp, int q, size_t first, size_t c
 }
 
 /* Starts the upload of the chunk after (q, first, count). Without a thread (pthread_create
- * failed) the next chunk is simply uploaded when it is needed. */
+ * failed, or G16_GPU_STREAM_OVERLAP=0 for A/B measurements) the next chunk is simply uploaded
+ * when it is needed. */
 static void up_start(g16__gpu_prover *gp, int q, size_t first, size_t count)
 {
     chunk_up *u = &gp->up;
+    const char *env = getenv("G16_GPU_STREAM_OVERLAP");
     up_drop(gp);
+    if (env && !strcmp(env, "0"))
+        return;
     u->gp = gp;
     chunk_after(gp, q, first, count, &u->q, &u->first, &u->count);
     u->st = G16_OK;
@@ -275,6 +379,7 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
     if (!gp)
         return;
     up_drop(gp);
+    pin_release(gp);
     q_destroy_all(gp);
     g16__gpu_compactor_destroy(gp->cmp);
     if (gp->gpu) {
@@ -490,6 +595,8 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
      * keeps today's behaviour, no prefetch (the memory is the queries' chunks') */
     if (!gp->resident && (st = choose_chunk(gp, err)) != G16_OK)
         goto cleanup;
+    if (!gp->resident)
+        pin_acquire(gp);
     if (!gp->resident || !gp->pf_mode) {
         snprintf(gp->pf_note, sizeof gp->pf_note, "no a/b/c prefetch (%s)",
                  gp->pf_mode ? "queries streamed" : "G16_GPU_PREFETCH=0");
@@ -516,8 +623,10 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
     if (gp->resident)
         snprintf(buf, len, "gpu %d (%s), queries resident, %s", info.device, info.name, gp->pf_note);
     else
-        snprintf(buf, len, "gpu %d (%s), queries streamed in chunks of up to %zu points (they do not all fit)",
-                 info.device, info.name, gp->chunk);
+        snprintf(buf, len,
+                 "gpu %d (%s), queries streamed in chunks of up to %zu points (they do not all fit) from %s host "
+                 "memory",
+                 info.device, info.name, gp->chunk, gp->pin_note);
 }
 
 /* a, b, c into the current set, synchronously (span gpu.upload_abc: the host waits for the copies,
