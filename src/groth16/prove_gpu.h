@@ -15,8 +15,11 @@
  * ("streaming") each MSM uploads its query in chunks sized to half the free memory (G16_GPU_CHUNK=N
  * points overrides, G16_GPU_STREAM=1 forces streaming; both for tests), runs each chunk and sums
  * the parts on the host, so a card smaller than the parameters still proves (slower: the queries
- * cross PCIe once per proof, not overlapped with the work yet). g16__gpu_prover_resident reports
- * the mode. An MSM's scratch memory is freed when the MSM returns. Too little memory even for the
+ * cross PCIe once per proof). There the queries' host memory is page-locked for the prover's
+ * life (G16_GPU_PIN_QUERIES=0: not), and each chunk is uploaded by a thread of its own while the
+ * previous chunk's MSM runs (G16_GPU_STREAM_OVERLAP=0: not); on the H200 at 2^25 with 2^23-point
+ * chunks that took a proof from 2.1-2.9 s to 0.92-0.94 s (resident: ~0.77 s; bench/RESULTS.md).
+ * g16__gpu_prover_resident reports the mode. An MSM's scratch memory is freed when the MSM returns. Too little memory even for the
  * H step's vectors and one chunk: G16_ERR_NOMEM stating needed and free bytes.
  *
  * Prefetch of the next circuit's a, b, c (resident mode only, when a second set of the H step's
