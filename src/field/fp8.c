@@ -177,6 +177,14 @@ __attribute__((target("avx512f,avx512ifma"))) static inline __m512i fp8_madd_hi_
     return acc;
 }
 
+/* Clang 14 cannot honour an unroll request on the loop that uses fp8_bcast below (a warning,
+ * an error under -Werror) and unrolls it unasked; GCC needs the request. */
+#if defined(__clang__)
+#define FP8_GCC_UNROLL8
+#else
+#define FP8_GCC_UNROLL8 _Pragma("GCC unroll 8")
+#endif
+
 /* A broadcast load kept out of the register allocator's hands: in g16__fp8_mul2_ifma, p's eight
  * limbs held in registers made the two products' accumulators spill. */
 __attribute__((target("avx512f"))) static inline __m512i fp8_bcast(const uint64_t *c)
@@ -265,7 +273,7 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul2_ifma(g16__fp8 *
         }
         __m512i m = _mm512_madd52lo_epu64(z, t[0], n0);
         __m512i n = _mm512_madd52lo_epu64(z, u[0], n0);
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        FP8_GCC_UNROLL8 for (int j = 0; j < 8; j++)
         {
             __m512i pj = fp8_bcast(&g16__fp8_p52[j]);
             t[j] = _mm512_madd52lo_epu64(t[j], m, pj);
