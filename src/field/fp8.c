@@ -260,7 +260,7 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul2_ifma(g16__fp8 *
     const __m512i n0 = _mm512_set1_epi64((long long)fp8_n0);
     __m512i x[8], y[8], t[9], u[9];
     _Pragma("GCC unroll 9") for (int j = 0; j < 9; j++) t[j] = u[j] = z;
-    _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
+    FP8_GCC_UNROLL8 for (int i = 0; i < 8; i++)
     {
         __m512i bi = _mm512_loadu_si512((const void *)b0->l[i]);
         __m512i ci = _mm512_loadu_si512((const void *)b1->l[i]);
