@@ -786,7 +786,7 @@ static int window_task(msm_ctx *x, size_t g, size_t j)
     if (s.nomem)
         goto cleanup;
     acc_reduce_all(&s, &x->res[w0 * pl->nchunks + j], pl->nchunks, pl->lane_reduce);
-    ok = 1;
+    ok = !s.nomem; /* the overflow's fold runs batches too */
 cleanup:
     acc_free(&s);
     return ok;
