@@ -39,50 +39,32 @@ typedef struct {
     const uint64_t *one; /* R mod m */
 } field;
 
-static void fp_inv_var_l(uint64_t *r, const uint64_t *a)
-{
-    g16_fp x, y;
-    memcpy(x.l, a, sizeof x.l);
-    g16__fp_inv_var(&y, &x);
-    memcpy(r, y.l, sizeof y.l);
-}
-static void fp_inv_l(uint64_t *r, const uint64_t *a)
-{
-    g16_fp x, y;
-    memcpy(x.l, a, sizeof x.l);
-    g16__fp_inv(&y, &x);
-    memcpy(r, y.l, sizeof y.l);
-}
-static void fp_mul_l(uint64_t *r, const uint64_t *a, const uint64_t *b)
-{
-    g16_fp x, y, z;
-    memcpy(x.l, a, sizeof x.l);
-    memcpy(y.l, b, sizeof y.l);
-    g16__fp_mul(&z, &x, &y);
-    memcpy(r, z.l, sizeof z.l);
-}
-static void fr_inv_var_l(uint64_t *r, const uint64_t *a)
-{
-    g16_fr x, y;
-    memcpy(x.l, a, sizeof x.l);
-    g16__fr_inv_var(&y, &x);
-    memcpy(r, y.l, sizeof y.l);
-}
-static void fr_inv_l(uint64_t *r, const uint64_t *a)
-{
-    g16_fr x, y;
-    memcpy(x.l, a, sizeof x.l);
-    g16__fr_inv(&y, &x);
-    memcpy(r, y.l, sizeof y.l);
-}
-static void fr_mul_l(uint64_t *r, const uint64_t *a, const uint64_t *b)
-{
-    g16_fr x, y, z;
-    memcpy(x.l, a, sizeof x.l);
-    memcpy(y.l, b, sizeof y.l);
-    g16__fr_mul(&z, &x, &y);
-    memcpy(r, z.l, sizeof z.l);
-}
+/* fp_inv_var_l, fp_inv_l, fp_mul_l (and fr_*): the field's functions on bare limbs. */
+#define DEFINE_LIMB_WRAPPERS(F, T)                                                                  \
+    static void F##_inv_var_l(uint64_t *r, const uint64_t *a)                                        \
+    {                                                                                                \
+        T x, y;                                                                                      \
+        memcpy(x.l, a, sizeof x.l);                                                                  \
+        g16__##F##_inv_var(&y, &x);                                                                  \
+        memcpy(r, y.l, sizeof y.l);                                                                  \
+    }                                                                                                \
+    static void F##_inv_l(uint64_t *r, const uint64_t *a)                                            \
+    {                                                                                                \
+        T x, y;                                                                                      \
+        memcpy(x.l, a, sizeof x.l);                                                                  \
+        g16__##F##_inv(&y, &x);                                                                      \
+        memcpy(r, y.l, sizeof y.l);                                                                  \
+    }                                                                                                \
+    static void F##_mul_l(uint64_t *r, const uint64_t *a, const uint64_t *b)                         \
+    {                                                                                                \
+        T x, y, z;                                                                                   \
+        memcpy(x.l, a, sizeof x.l);                                                                  \
+        memcpy(y.l, b, sizeof y.l);                                                                  \
+        g16__##F##_mul(&z, &x, &y);                                                                  \
+        memcpy(r, z.l, sizeof z.l);                                                                  \
+    }
+DEFINE_LIMB_WRAPPERS(fp, g16_fp)
+DEFINE_LIMB_WRAPPERS(fr, g16_fr)
 
 static const field FP = {"fp", 6, 381, g16__fp_modulus, fp_inv_var_l, fp_inv_l, fp_mul_l, g16__fp_one.l};
 static const field FR = {"fr", 4, 255, g16__fr_modulus, fr_inv_var_l, fr_inv_l, fr_mul_l, g16__fr_one.l};

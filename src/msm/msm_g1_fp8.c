@@ -347,6 +347,22 @@ static void invert_lanes(g16__fp8 *inv, const g16__fp8 *acc)
     g16__fp8_from_fp(inv, l);
 }
 
+/* Where the backward pass of group g writes each lane's x3, y3: its bucket, or a sink for the
+ * padding lanes and the cancelled entries (whose buckets are emptied here). */
+static void backward_targets(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, size_t g, uint8_t *filled,
+                             g16__fp52 *wx[8], g16__fp52 *wy[8])
+{
+    for (size_t k = 0; k < 8; k++) {
+        size_t j = 8 * g + k;
+        int live = j < m && L->kind[j] != L_INF;
+        if (j < m && !live)
+            filled[e[j].b] = 0;
+        g16__p1_aff52 *b = live ? &L->bk[e[j].b] : &L->sink[k];
+        wx[k] = &b->x;
+        wy[k] = &b->y;
+    }
+}
+
 /* Backward pass over group g: the new buckets, written back; cancelled buckets emptied. */
 static void group_backward(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, size_t g, g16__fp8 *inv,
                            uint8_t *filled)
@@ -362,15 +378,7 @@ static void group_backward(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t
     g16__fp8_mul(&t, &lam, &t);
     g16__fp8_sub(&t, &t, &G->by);
     g16__fp52 *wx[8], *wy[8];
-    for (size_t k = 0; k < 8; k++) {
-        size_t j = 8 * g + k;
-        int live = j < m && L->kind[j] != L_INF;
-        if (j < m && !live)
-            filled[e[j].b] = 0;
-        g16__p1_aff52 *b = live ? &L->bk[e[j].b] : &L->sink[k];
-        wx[k] = &b->x;
-        wy[k] = &b->y;
-    }
+    backward_targets(L, e, m, g, filled, wx, wy);
     lanes_scatter(L, wx, &x3);
     lanes_scatter(L, wy, &t);
 }
@@ -454,15 +462,7 @@ LANES_AVX512 static void group_backward_avx512(g16__p1_lanes *L, const g16__p1_l
     g16__fp8v_load(&b, &G->by);
     g16__fp8v_sub(&y3, &a, &b);
     g16__fp52 *wx[8], *wy[8];
-    for (size_t k = 0; k < 8; k++) {
-        size_t j = 8 * g + k;
-        int live = j < m && L->kind[j] != L_INF;
-        if (j < m && !live)
-            filled[e[j].b] = 0;
-        g16__p1_aff52 *bkt = live ? &L->bk[e[j].b] : &L->sink[k];
-        wx[k] = &bkt->x;
-        wy[k] = &bkt->y;
-    }
+    backward_targets(L, e, m, g, filled, wx, wy);
     g16__fp8v_scatter(wx, &x3);
     g16__fp8v_scatter(wy, &y3);
 }
