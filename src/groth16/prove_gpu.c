@@ -69,6 +69,7 @@ struct g16__gpu_prover {
     size_t chunk; /* streaming: points per uploaded chunk of a query */
     chunk_up up;  /* streaming: the next chunk's upload, on a thread of its own */
     int pinned;   /* streaming: the queries' host memory is page-locked (pin_acquire) */
+    int stream_overlap; /* streaming: the upload thread is used (G16_GPU_STREAM_OVERLAP, read once) */
     char pin_note[160];
 };
 
@@ -167,6 +168,9 @@ static const void *q_bases(const struct g16_params *p, int q, size_t *n)
     }
 }
 
+/* Bytes of one affine base of query q (b_g2 is in G2). */
+static size_t q_point_bytes(int q) { return q == Q_B2 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine); }
+
 /* A handle over points [first, first + count) of query q in gp->q[q]. */
 static g16_status q_create(g16__gpu_prover *gp, int q, size_t first, size_t count, g16_error *err)
 {
@@ -237,12 +241,21 @@ static void unpin_one(const void *host)
     pthread_mutex_unlock(&pin_mu);
 }
 
-static void pin_release(g16__gpu_prover *gp)
+/* Lets go of the first k queries' registrations. */
+static void unpin_queries(g16__gpu_prover *gp, int k)
 {
     size_t n;
-    for (int q = 0; gp->pinned && q < Q_COUNT; q++)
-        if (q_bases(gp->p, q, &n) && n)
-            unpin_one(q_bases(gp->p, q, &n));
+    for (int q = 0; q < k; q++) {
+        const void *b = q_bases(gp->p, q, &n);
+        if (n)
+            unpin_one(b);
+    }
+}
+
+static void pin_release(g16__gpu_prover *gp)
+{
+    if (gp->pinned)
+        unpin_queries(gp, Q_COUNT);
     gp->pinned = 0;
 }
 
@@ -261,7 +274,7 @@ static void pin_acquire(g16__gpu_prover *gp)
     g16__span sp = g16__span_begin("gpu.pin_queries");
     for (; q < Q_COUNT; q++) {
         const void *b = q_bases(gp->p, q, &n);
-        if (n && pin_one(b, n * (q == Q_B2 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine)), &e) != G16_OK)
+        if (n && pin_one(b, n * q_point_bytes(q), &e) != G16_OK)
             break;
     }
     g16__span_end(sp);
@@ -270,9 +283,7 @@ static void pin_acquire(g16__gpu_prover *gp)
         snprintf(gp->pin_note, sizeof gp->pin_note, "page-locked");
         return;
     }
-    while (q-- > 0) /* undo the ones that worked */
-        if (q_bases(gp->p, q, &n) && n)
-            unpin_one(q_bases(gp->p, q, &n));
+    unpin_queries(gp, q); /* the ones that worked */
     snprintf(gp->pin_note, sizeof gp->pin_note, "pageable (%.120s)", e.msg);
 }
 
@@ -287,7 +298,7 @@ static void *up_main(void *arg)
     chunk_up *u = arg;
     size_t n;
     const char *b = q_bases(u->gp->p, u->q, &n);
-    size_t size = u->q == Q_B2 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
+    size_t size = q_point_bytes(u->q);
     /* detached: background work, its span a root of its own (the GPU stage's wait for it, if any,
      * shows in that stage's MSM spans) */
     g16__trace_thread("gpu chunk upload", G16__TRACE_DETACHED);
@@ -336,9 +347,8 @@ static void chunk_after(const g16__gpu_prover *gp, int q, size_t first, size_t c
 static void up_start(g16__gpu_prover *gp, int q, size_t first, size_t count)
 {
     chunk_up *u = &gp->up;
-    const char *env = getenv("G16_GPU_STREAM_OVERLAP");
     up_drop(gp);
-    if (env && !strcmp(env, "0"))
+    if (!gp->stream_overlap)
         return;
     u->gp = gp;
     chunk_after(gp, q, first, count, &u->q, &u->first, &u->count);
@@ -409,7 +419,7 @@ static int fits_resident(g16__gpu_prover *gp, g16_error *err)
         return 0;
     for (int q = 0; q < Q_COUNT; q++) {
         q_bases(gp->p, q, &n);
-        need += n * (q == Q_B2 ? 192 : 96);
+        need += n * q_point_bytes(q);
     }
     /* plus one MSM's scratch with every scalar non-trivial (about 246 B per scalar for G1 at
      * 2^26, msm_gpu.h: 256 B per constraint); the H step's vectors are already allocated */
@@ -595,8 +605,11 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
      * keeps today's behaviour, no prefetch (the memory is the queries' chunks') */
     if (!gp->resident && (st = choose_chunk(gp, err)) != G16_OK)
         goto cleanup;
-    if (!gp->resident)
+    if (!gp->resident) {
+        const char *ov = getenv("G16_GPU_STREAM_OVERLAP");
+        gp->stream_overlap = !(ov && !strcmp(ov, "0"));
         pin_acquire(gp);
+    }
     if (!gp->resident || !gp->pf_mode) {
         snprintf(gp->pf_note, sizeof gp->pf_note, "no a/b/c prefetch (%s)",
                  gp->pf_mode ? "queries streamed" : "G16_GPU_PREFETCH=0");
@@ -646,6 +659,12 @@ static g16_status upload_abc(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     return st;
 }
 
+/* The pending prefetch holds exactly these host vectors (pf_mu held). */
+static int pf_holds(const g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c)
+{
+    return gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c;
+}
+
 g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                              const g16_fr *w, g16_error *err)
 {
@@ -654,7 +673,7 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     gp->have_h = 0;
     gp->w_src = NULL;
     pthread_mutex_lock(&gp->pf_mu);
-    int take = gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c;
+    int take = pf_holds(gp, a, b, c);
     if (take) {
         /* The prefetched set becomes the current one. The host waits for its copies (the span
          * shows how much of the upload the MSMs did not hide); the NTTs are enqueued after that,
@@ -925,7 +944,7 @@ g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const 
 {
     g16_status st = G16_OK;
     pthread_mutex_lock(&gp->pf_mu);
-    if (!gp->pf_mode || (gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c))
+    if (!gp->pf_mode || pf_holds(gp, a, b, c))
         goto cleanup;
     /* Both streams drained first: a previous prefetch's copies (side stream) and any work still
      * enqueued on the main stream (none between the synchronous MSMs; after an error, possibly
