@@ -573,6 +573,149 @@ static void test_p1_lanes_reduce(void **state)
 
 /* ---------------- density bitmaps ---------------- */
 
+/* Index of the first byte of buf[0, len) that is not `byte`, or len. */
+static size_t first_not(const uint8_t *buf, size_t len, uint8_t byte)
+{
+    size_t i = 0;
+    while (i < len && buf[i] == byte)
+        i++;
+    return i;
+}
+
+/* msm_consume_var (scalars converted where they lie) and opts->scratch (the lane copy of the bases
+ * in the caller's memory, parts sized to fit it): the same bits as the plain call, on scalars
+ * mixing zeros, ones, small and random values and bases with infinity and repeats. 34000 mostly
+ * random scalars: more non-trivial ones than a scratch of G16__MSM_SCRATCH_MIN lane points holds,
+ * so that scratch makes two parts. */
+static void test_p1_consume_and_scratch(void **state)
+{
+    (void)state;
+    enum { N = 34000 };
+    g16_p1_affine *b = malloc(N * sizeof *b);
+    g16_fr *k = malloc(N * sizeof *k), *kc = malloc(N * sizeof *kc);
+    assert_true(b && k && kc);
+    p1_rand_points(b, N);
+    size_t nother = 0;
+    for (size_t i = 0; i < N; i++) {
+        uint64_t u = tu_rand64() % 100;
+        if (u == 0)
+            g16__fr_set_zero(&k[i]);
+        else if (u == 1)
+            g16__fr_set_one(&k[i]);
+        else if (u == 2)
+            fr_from_u64_signed(&k[i], (int64_t)(tu_rand64() % 64) - 32);
+        else
+            tu_rand_fr(&k[i]);
+        if (u == 3)
+            memset(&b[i], 0, sizeof b[i]); /* infinity */
+        else if (u == 4 && i)
+            b[i] = b[i - 1];
+        nother += !g16__fr_is_zero(&k[i]) && !g16__fr_is_one(&k[i]);
+    }
+    assert_true(nother > G16__MSM_SCRATCH_MIN);
+    g16_p1 want, r;
+    g16__msm_opts o0 = {.nthreads = 2};
+    p1_msm_ok(&want, b, k, N, &o0);
+
+    /* consume: every path (lanes and scalar), one thread and two */
+    for (int fp8 = 0; fp8 < 2; fp8++) {
+        for (int nt = 1; nt <= 2; nt++) {
+            g16_error e = {0};
+            g16__msm_opts o = {.nthreads = nt};
+            memcpy(kc, k, N * sizeof *k);
+            setenv("G16_MSM_FP8", fp8 ? "1" : "0", 1);
+            assert_int_equal(g16__p1_msm_consume_var(&r, b, kc, N, &o, &e), G16_OK);
+            unsetenv("G16_MSM_FP8");
+            assert_memory_equal(&r, &want, sizeof r);
+        }
+    }
+
+    /* scratch: too small (unused, untouched), then exactly G16__MSM_SCRATCH_MIN lane points behind a
+     * misaligned start (two parts), then room for all (one part); then with consume */
+    size_t lane = sizeof(g16__p1_aff52), room = G16__MSM_SCRATCH_MIN * lane + 63, big = N * lane + 64;
+    uint8_t *buf = malloc(big);
+    assert_non_null(buf);
+    const struct {
+        size_t off, bytes;
+        int used;
+    } cases[] = {{1, 100, 0}, {1, room, 1}, {0, big, 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        memset(buf, 0xa5, big);
+        g16__msm_opts o = {.nthreads = 2, .scratch = buf + cases[c].off, .scratch_bytes = cases[c].bytes};
+        p1_msm_ok(&r, b, k, N, &o);
+        assert_memory_equal(&r, &want, sizeof r);
+        size_t untouched = first_not(buf, big, 0xa5);
+        if (cases[c].used && g16__p1_lanes_wanted())
+            assert_true(untouched < cases[c].off + cases[c].bytes);
+        if (!cases[c].used)
+            assert_int_equal(untouched, big);
+    }
+    g16_error e = {0};
+    g16__msm_opts o = {.scratch = buf + 1, .scratch_bytes = room};
+    memcpy(kc, k, N * sizeof *k);
+    assert_int_equal(g16__p1_msm_consume_var(&r, b, kc, N, &o, &e), G16_OK);
+    assert_memory_equal(&r, &want, sizeof r);
+
+    /* G2: consume against the plain call on a short mixed prefix */
+    enum { N2 = 700 };
+    g16_p2_affine *b2 = malloc(N2 * sizeof *b2);
+    assert_non_null(b2);
+    p2_rand_points(b2, N2);
+    rand_scalars_mixed(k, N2);
+    memcpy(kc, k, N2 * sizeof *k);
+    g16_p2 w2, r2;
+    p2_msm_ok(&w2, b2, k, N2, NULL);
+    assert_int_equal(g16__p2_msm_consume_var(&r2, b2, kc, N2, NULL, &e), G16_OK);
+    assert_memory_equal(&r2, &w2, sizeof r2);
+    free(b2);
+    free(buf);
+    free(b);
+    free(k);
+    free(kc);
+}
+
+/* The ones on the lane path convert their bases in blocks (ONES_LANE_BLOCK = 4096 in msm_tmpl.h),
+ * drained between blocks: 40000 ones (and 1000 random scalars) over one and several tasks, with bases at infinity and
+ * repeated and negated bases (doublings and cancellations inside a block), against the plain sum.
+ * Batches of 5000 (larger than a block) fail unless each block is drained before the next is
+ * converted over it (checked by removing the drain). */
+static void test_p1_ones_blocks(void **state)
+{
+    (void)state;
+    enum { N = 41000, NOTHER = 1000 };
+    g16_p1_affine *b = malloc(N * sizeof *b);
+    g16_fr *k = malloc(N * sizeof *k);
+    assert_true(b && k);
+    p1_rand_points(b, N);
+    g16_p1 want, r, t;
+    g16__p1_set_infinity(&want);
+    for (size_t i = 0; i < N; i++) {
+        uint64_t u = tu_rand64() % 50;
+        if (u == 0)
+            memset(&b[i], 0, sizeof b[i]);
+        else if (u == 1 && i)
+            b[i] = b[i - 1];
+        else if (u == 2 && i)
+            g16__p1_affine_neg(&b[i], &b[i - 1]);
+        g16__p1_from_affine(&t, &b[i]);
+        if (i < NOTHER) { /* some non-trivial scalars: the plan accumulates in affine form then */
+            tu_rand_fr(&k[i]);
+            g16__p1_mul_var(&t, &t, &k[i]);
+        } else {
+            g16__fr_set_one(&k[i]);
+        }
+        g16__p1_add_var(&want, &want, &t);
+    }
+    const g16__msm_opts opts[] = {
+        {.nthreads = 1}, {.nthreads = 3}, {.nthreads = 1, .batch = 1000}, {.nthreads = 1, .batch = 5000}};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        p1_msm_ok(&r, b, k, N, &opts[i]);
+        p1_check(&r, &want);
+    }
+    free(b);
+    free(k);
+}
+
 static void test_p1_density(void **state)
 {
     (void)state;
@@ -646,6 +789,10 @@ static void test_bad_arguments(void **state)
     o = (g16__msm_opts){.batch = 1};
     assert_int_equal(g16__p1_msm_var(&r, b, k, 2, &o, &e), G16_ERR_ARG);
     o = (g16__msm_opts){.nthreads = -1};
+    assert_int_equal(g16__p1_msm_var(&r, b, k, 2, &o, &e), G16_ERR_ARG);
+    o = (g16__msm_opts){.scratch_bytes = 4096}; /* bytes without memory, and memory without bytes */
+    assert_int_equal(g16__p1_msm_var(&r, b, k, 2, &o, &e), G16_ERR_ARG);
+    o = (g16__msm_opts){.scratch = b};
     assert_int_equal(g16__p1_msm_var(&r, b, k, 2, &o, &e), G16_ERR_ARG);
     assert_int_equal(e.status, G16_ERR_ARG);
     /* n = 0 with NULL arrays is fine and gives infinity; all bases at infinity too */
@@ -767,6 +914,8 @@ int main(void)
         cmocka_unit_test(test_p1_large_split),
         cmocka_unit_test(test_p1_lane_batches),
         cmocka_unit_test(test_p1_lanes_reduce),
+        cmocka_unit_test(test_p1_consume_and_scratch),
+        cmocka_unit_test(test_p1_ones_blocks),
         cmocka_unit_test(test_p1_density),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_p2_random_and_edges),

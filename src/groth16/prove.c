@@ -13,6 +13,7 @@
  * circuits of a batch go to the workers as they become free.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,28 +76,35 @@ static g16_status check_shapes(const struct g16_params *p, const struct g16_r1cs
                       (unsigned long long)have, (unsigned long long)want);
 }
 
+/* The five MSMs on the CPU. h (the H coefficients) is consumed: its MSM converts it in place. The
+ * G1 MSMs may use the scratch_bytes at scratch (the dead b, c vectors) for their lane copies of
+ * the bases: with both, the lane path adds nothing to the prover's peak memory (bench/RESULTS.md,
+ * session 5). */
 static g16_status run_msms(g16__query_sums *m, const struct g16_params *p, const struct g16_r1cs *r, const g16_fr *w,
-                           const g16_fr *h, g16_error *err)
+                           g16_fr *h, void *scratch, size_t scratch_bytes, g16_error *err)
 {
     g16_status st;
     uint64_t ni = r->num_inputs, na = r->num_aux;
     uint64_t nb_in = r->density_count[G16__DENS_B_INPUT];
     g16_p1 t1;
     g16_p2 t2;
+    g16__msm_opts o = {0}, *opts = &o;
+    o.scratch = scratch;
+    o.scratch_bytes = scratch ? scratch_bytes : 0;
     g16__span sp = g16__span_begin_n("msm.h", p->n_h);
-    st = g16__p1_msm_var(&m->h, p->h, h, p->n_h, NULL, err);
+    st = g16__p1_msm_consume_var(&m->h, p->h, h, p->n_h, opts, err);
     g16__span_end(sp);
     if (st != G16_OK)
         return st;
     sp = g16__span_begin_n("msm.l", p->n_l);
-    st = g16__p1_msm_var(&m->l, p->l, w + ni, na, NULL, err);
+    st = g16__p1_msm_var(&m->l, p->l, w + ni, na, opts, err);
     g16__span_end(sp);
     if (st != G16_OK)
         return st;
     sp = g16__span_begin_n("msm.a", p->n_a);
-    st = g16__p1_msm_var(&m->a, p->a, w, ni, NULL, err);
+    st = g16__p1_msm_var(&m->a, p->a, w, ni, opts, err);
     if (st == G16_OK)
-        st = g16__p1_msm_density_var(&t1, p->a + ni, p->n_a - ni, w + ni, na, r->density[G16__DENS_A_AUX], NULL,
+        st = g16__p1_msm_density_var(&t1, p->a + ni, p->n_a - ni, w + ni, na, r->density[G16__DENS_A_AUX], opts,
                                      err);
     if (st == G16_OK)
         g16__p1_add_var(&m->a, &m->a, &t1);
@@ -104,10 +112,10 @@ static g16_status run_msms(g16__query_sums *m, const struct g16_params *p, const
     if (st != G16_OK)
         return st;
     sp = g16__span_begin_n("msm.b_g1", p->n_b_g1);
-    st = g16__p1_msm_density_var(&m->b1, p->b_g1, nb_in, w, ni, r->density[G16__DENS_B_INPUT], NULL, err);
+    st = g16__p1_msm_density_var(&m->b1, p->b_g1, nb_in, w, ni, r->density[G16__DENS_B_INPUT], opts, err);
     if (st == G16_OK)
         st = g16__p1_msm_density_var(&t1, p->b_g1 + nb_in, p->n_b_g1 - nb_in, w + ni, na,
-                                     r->density[G16__DENS_B_AUX], NULL, err);
+                                     r->density[G16__DENS_B_AUX], opts, err);
     if (st == G16_OK)
         g16__p1_add_var(&m->b1, &m->b1, &t1);
     g16__span_end(sp);
@@ -164,6 +172,8 @@ typedef struct {
     g16_fr *a, *b, *c;
     size_t bytes;
     int pinned;    /* page-locked (a GPU worker's): freed with g16__gpu_host_free */
+    int block;     /* a, b, c are one allocation of 3·bytes at a (a CPU worker's: b, c are the
+                    * MSMs' scratch, see run_msms) */
     g16_fr *w;     /* a GPU worker's page-locked copy of the witness (NULL: the caller's is uploaded) */
     size_t w_bytes;
 } h_buffers;
@@ -177,8 +187,12 @@ static void free_pinned(void *p, size_t bytes)
 static void free_h_buffers(h_buffers *hb)
 {
     g16__free_fn fn = hb->pinned ? free_pinned : g16__free_large;
-    if (hb->a)
+    if (hb->block) {
+        g16__free_async(hb->a, 3 * hb->bytes, "prove.abc", fn);
+        hb->b = hb->c = NULL;
+    } else if (hb->a) {
         g16__free_async(hb->a, hb->bytes, "prove.a", fn);
+    }
     if (hb->b)
         g16__free_async(hb->b, hb->bytes, "prove.b", fn);
     if (hb->c)
@@ -213,12 +227,12 @@ static g16_status alloc_h_buffers(h_buffers *hb, size_t n, size_t w_len, int pin
         free_h_buffers(hb);
         hb->bytes = n * sizeof(g16_fr);
     }
-    hb->a = g16__alloc_large(hb->bytes);
-    hb->b = g16__alloc_large(hb->bytes);
-    hb->c = g16__alloc_large(hb->bytes);
-    if (hb->a && hb->b && hb->c)
+    if (n <= SIZE_MAX / (3 * sizeof(g16_fr)) && (hb->a = g16__alloc_large(3 * hb->bytes))) {
+        hb->block = 1;
+        hb->b = hb->a + n;
+        hb->c = hb->b + n;
         return G16_OK;
-    free_h_buffers(hb);
+    }
     return g16__error(err, G16_ERR_NOMEM, "g16_prove: 3 x %zu bytes for a, b, c", n * sizeof(g16_fr));
 }
 
@@ -414,7 +428,7 @@ static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_pa
     if (wk->gp)
         st = g16__gpu_prover_msms(wk->gp, &m, wd, poll, poll_ctx, err);
     else
-        st = run_msms(&m, p, r, w, hb->a, err);
+        st = run_msms(&m, p, r, w, hb->a, hb->block ? hb->b : NULL, 2 * hb->bytes, err);
     if (st != G16_OK)
         goto cleanup;
     g16_p1 sum_c;

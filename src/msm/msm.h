@@ -33,15 +33,17 @@
  *      added in a fixed order.
  * Details and invariants: msm_tmpl.h.
  *
- * Memory: 36 bytes per non-trivial scalar and 4 per scalar equal to one (the classification),
+ * Memory: 36 bytes per non-trivial scalar and 4 per scalar equal to one (the classification; 4
+ * and 4 for msm_consume_var, which converts the caller's scalars where they lie),
  * plus per running task its buckets (at most ~256 KiB for small windows, 2^(c-1) affine points
  * for large ones: 1.5 MiB in G1 at c = 15) and a batch (≤ 1024 entries, ~120 B each in G1).
  * G1 on a CPU with AVX-512 IFMA (the Fp8 lane path, msm_g1_fp8.h; G16_MSM_FP8=0 turns it off):
  * the batch additions and the running-sum reduction run eight at a time in Fp8 lanes (the
  * reduction cut into runs of buckets so that the lanes are full; the XYZZ overflow is first
- * folded into the affine buckets by one more batch). Memory: 128 bytes more per non-trivial or
- * one scalar (the bases in the lane format, for the call; at most G16__MSM_LANE_SLICE of each at
- * a time: 16 MiB), and buckets of 128 bytes instead of 96.
+ * folded into the affine buckets by one more batch). Memory: 128 bytes more per non-trivial
+ * scalar (its base in the lane format, for the call; at most G16__MSM_LANE_SLICE at a time: 8 MiB;
+ * none when opts->scratch holds them), 512 KiB per ones task (its bases are converted in blocks,
+ * each read once), and buckets of 128 bytes instead of 96.
  *
  * Threads: calls g16__parallel_for (so it may run inside a pool job: nested calls run inline).
  * opts->nthreads = k caps this thread's pool use at k for the call (g16__threads_set_limit) and
@@ -73,6 +75,10 @@ typedef struct {
                         * at once (the MSM runs in parts, each summed on its own) */
     int scalar_reduce; /* G1 lane path: 1 sums the buckets with the scalar XYZZ code instead of in
                         * lanes (A/B benchmarks and tests) */
+    void *scratch;        /* G1 lane path: memory the call may use for its copy of the bases (borrowed,
+                           * contents destroyed; the prover lends its dead b, c vectors). When it holds
+                           * at least G16__MSM_SCRATCH_MIN lane points, parts are sized to fit it */
+    size_t scratch_bytes;
 } g16__msm_opts;
 
 /* The G1 lane path converts the bases of at most this many non-trivial scalars (and as many ones)
@@ -85,6 +91,11 @@ typedef struct {
 #define G16__MSM_LANE_SLICE ((size_t)1 << 16)
 #endif
 
+/* Lane points (128 bytes) below which a scratch does not set the part size: parts of 2^15 still
+ * cost little against one part (see bench/RESULTS.md, session 5), smaller ones did (2^14: ~15%
+ * at 2^17). */
+#define G16__MSM_SCRATCH_MIN ((size_t)1 << 15)
+
 #define G16__MSM_ACCUM_XYZZ 1   /* mixed XYZZ additions into projective buckets */
 #define G16__MSM_ACCUM_AFFINE 2 /* batched affine additions with a shared inversion */
 
@@ -95,6 +106,15 @@ g16_status g16__p1_msm_var(g16_p1 *r, const g16_p1_affine *bases, const g16_fr *
                            const g16__msm_opts *opts, g16_error *err);
 g16_status g16__p2_msm_var(g16_p2 *r, const g16_p2_affine *bases, const g16_fr *scalars, size_t n,
                            const g16__msm_opts *opts, g16_error *err);
+
+/* The same as g16__p1_msm_var / g16__p2_msm_var, consuming the scalars: they are converted to
+ * canonical form where they lie instead of into a 36-byte-per-scalar copy (the prover's H
+ * coefficients are dead after their MSM). On return, success or not, their contents are
+ * unspecified. */
+g16_status g16__p1_msm_consume_var(g16_p1 *r, const g16_p1_affine *bases, g16_fr *scalars, size_t n,
+                                   const g16__msm_opts *opts, g16_error *err);
+g16_status g16__p2_msm_consume_var(g16_p2 *r, const g16_p2_affine *bases, g16_fr *scalars, size_t n,
+                                   const g16__msm_opts *opts, g16_error *err);
 
 /* r = Σ_j bases[j]·scalars[i_j] where i_j is the index of the j-th set bit of density
  * (density may be NULL: then nbases must equal nscalars and this is the plain MSM). */

@@ -5,6 +5,7 @@
 #include "field/fr.h"
 #include "msm/msm_g1_fp8.h"
 #include "msm/msm_internal.h"
+#include "util/alloc.h"
 #include "util/error.h"
 #include "util/threads.h"
 
@@ -16,6 +17,7 @@ typedef struct {
     const g16_fr *scalars;
     size_t nscalars;
     const uint64_t *density;
+    int inplace; /* scalars are converted to canonical limbs where they lie (pass 1) */
     size_t nchunks;
     /* per chunk: counts in pass 1, then exclusive prefix sums (start offsets) for pass 2 */
     size_t *nothers, *nones, *nbits;
@@ -25,6 +27,23 @@ typedef struct {
 static int density_bit(const uint64_t *density, size_t i)
 {
     return density == NULL || ((density[i / 64] >> (i % 64)) & 1);
+}
+
+/* 0, 1 or 2 (other) for a canonical scalar (in-place prep) */
+static int canonical_kind(const uint64_t l[4])
+{
+    if (l[1] | l[2] | l[3])
+        return 2;
+    return l[0] > 1 ? 2 : (int)l[0];
+}
+
+/* 0, 1 or 2 (other) for scalar i: a Montgomery element, or canonical limbs after pass 1 in place */
+static int scalar_kind(const prep_ctx *x, size_t i)
+{
+    const g16_fr *k = &x->scalars[i];
+    if (x->inplace)
+        return canonical_kind(k->l);
+    return g16__fr_is_zero(k) ? 0 : g16__fr_is_one(k) ? 1 : 2;
 }
 
 static void prep_count(void *vctx, size_t begin, size_t end)
@@ -37,13 +56,16 @@ static void prep_count(void *vctx, size_t begin, size_t end)
             if (!density_bit(x->density, i))
                 continue;
             nb++;
-            const g16_fr *k = &x->scalars[i];
-            if (g16__fr_is_zero(k))
-                continue;
-            if (g16__fr_is_one(k))
-                n1++;
-            else
-                no++;
+            if (x->inplace) {
+                /* the caller's array is ours: Montgomery form -> canonical limbs, same 32 bytes */
+                g16_fr *k = (g16_fr *)&x->scalars[i];
+                uint64_t l[4];
+                g16__fr_to_limbs(l, k);
+                memcpy(k->l, l, sizeof l);
+            }
+            int kind = scalar_kind(x, i);
+            n1 += kind == 1;
+            no += kind == 2;
         }
         x->nothers[ch] = no;
         x->nones[ch] = n1;
@@ -61,13 +83,12 @@ static void prep_fill(void *vctx, size_t begin, size_t end)
         for (size_t i = lo; i < hi; i++) {
             if (!density_bit(x->density, i))
                 continue;
-            const g16_fr *k = &x->scalars[i];
-            if (g16__fr_is_zero(k)) {
-                /* nothing */
-            } else if (g16__fr_is_one(k)) {
+            int kind = scalar_kind(x, i);
+            if (kind == 1) {
                 p->ones[n1++] = (uint32_t)base;
-            } else {
-                g16__fr_to_limbs(p->scal[no], k);
+            } else if (kind == 2) {
+                if (!x->inplace)
+                    g16__fr_to_limbs(p->scal[no], &x->scalars[i]);
                 p->oidx[no++] = (uint32_t)base;
             }
             base++;
@@ -75,19 +96,24 @@ static void prep_fill(void *vctx, size_t begin, size_t end)
     }
 }
 
+/* The three lists come from g16__alloc_large (mapped from 256 KiB: util/alloc.h says why), with at
+ * least one element each. */
+static size_t at_least_1(size_t n) { return n ? n : 1; }
+
 void g16__msm_prep_free(g16__msm_prep *p)
 {
-    free(p->scal);
-    free(p->oidx);
-    free(p->ones);
+    if (!p->by_base)
+        g16__free_large(p->scal, at_least_1(p->nothers) * sizeof *p->scal);
+    g16__free_large(p->oidx, at_least_1(p->nothers) * sizeof *p->oidx);
+    g16__free_large(p->ones, at_least_1(p->nones) * sizeof *p->ones);
     memset(p, 0, sizeof *p);
 }
 
-g16_status g16__msm_prepare(g16__msm_prep *p, const g16_fr *scalars, size_t nscalars, const uint64_t *density,
-                            size_t nbases, int nthreads, g16_error *err)
+static g16_status prepare(g16__msm_prep *p, const g16_fr *scalars, size_t nscalars, const uint64_t *density,
+                          int inplace, size_t nbases, int nthreads, g16_error *err)
 {
     g16_status st = G16_OK;
-    prep_ctx x = {scalars, nscalars, density, (nscalars + PREP_CHUNK - 1) / PREP_CHUNK, NULL, NULL, NULL, p};
+    prep_ctx x = {scalars, nscalars, density, inplace, (nscalars + PREP_CHUNK - 1) / PREP_CHUNK, NULL, NULL, NULL, p};
     memset(p, 0, sizeof *p);
     size_t nc = x.nchunks ? x.nchunks : 1;
     x.nothers = malloc(nc * sizeof(size_t));
@@ -115,9 +141,10 @@ g16_status g16__msm_prepare(g16__msm_prep *p, const g16_fr *scalars, size_t nsca
     }
     p->nothers = to;
     p->nones = t1;
-    p->scal = malloc((to ? to : 1) * sizeof *p->scal);
-    p->oidx = malloc((to ? to : 1) * sizeof *p->oidx);
-    p->ones = malloc((t1 ? t1 : 1) * sizeof *p->ones);
+    p->by_base = inplace;
+    p->scal = inplace ? (uint64_t(*)[4])(void *)scalars : g16__alloc_large(at_least_1(to) * sizeof *p->scal);
+    p->oidx = g16__alloc_large(at_least_1(to) * sizeof *p->oidx);
+    p->ones = g16__alloc_large(at_least_1(t1) * sizeof *p->ones);
     if (!p->scal || !p->oidx || !p->ones) {
         st = g16__error(err, G16_ERR_NOMEM, "msm: prepared scalars (%zu non-trivial, %zu ones)", to, t1);
         g16__msm_prep_free(p);
@@ -129,6 +156,17 @@ cleanup:
     free(x.nones);
     free(x.nbits);
     return st;
+}
+
+g16_status g16__msm_prepare(g16__msm_prep *p, const g16_fr *scalars, size_t nscalars, const uint64_t *density,
+                            size_t nbases, int nthreads, g16_error *err)
+{
+    return prepare(p, scalars, nscalars, density, 0, nbases, nthreads, err);
+}
+
+g16_status g16__msm_prepare_inplace(g16__msm_prep *p, g16_fr *scalars, size_t n, int nthreads, g16_error *err)
+{
+    return prepare(p, scalars, n, NULL, 1, n, nthreads, err);
 }
 
 g16_status g16__msm_check_opts(const g16__msm_opts *opts, int *nthreads, g16_error *err)
@@ -143,6 +181,8 @@ g16_status g16__msm_check_opts(const g16__msm_opts *opts, int *nthreads, g16_err
             return g16__error(err, G16_ERR_ARG, "msm: unknown accumulation mode %d", opts->accum);
         if (opts->batch != 0 && (opts->batch < 2 || opts->batch > (1u << 16)))
             return g16__error(err, G16_ERR_ARG, "msm: batch %u outside [2, 65536]", opts->batch);
+        if ((opts->scratch == NULL) != (opts->scratch_bytes == 0))
+            return g16__error(err, G16_ERR_ARG, "msm: scratch %p with %zu bytes", opts->scratch, opts->scratch_bytes);
     }
     if (t == 0)
         t = g16__nthreads();

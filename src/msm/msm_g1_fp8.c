@@ -15,8 +15,11 @@
  */
 #include "msm/msm_g1_fp8.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/alloc.h"
 
 #define M52 0xfffffffffffffULL
 
@@ -36,8 +39,9 @@ struct g16__p1_lanes {
     g16__p1_aff52 pad_bk, pad_pt; /* an unused lane adds (1, 0) to (0, 0): denominator 1 */
     g16__p1_aff52 sink[8];        /* where unused and cancelled lanes scatter to */
     g16__fp52 one;
-    g16__p1_aff52 *bk;
-    lane_group *grp;        /* per group of eight entries */
+    g16__p1_aff52 *bk;      /* nb slots (g16__alloc_large: mapped from 256 KiB, util/alloc.h) */
+    size_t nb;
+    lane_group *grp;        /* per group of eight entries (g16__alloc_large) */
     uint8_t *special;       /* per group: lanes whose entry is not a plain addition */
     uint8_t *kind;          /* per entry: L_ADD, L_DBL, L_INF */
     size_t cap;
@@ -63,8 +67,9 @@ g16__p1_lanes *g16__p1_lanes_create(size_t nb, size_t cap)
         return NULL;
     memset(L, 0, sizeof *L);
     L->cap = cap;
-    L->bk = alloc64(nb * sizeof *L->bk);
-    L->grp = alloc64(ng * sizeof *L->grp);
+    L->nb = nb ? nb : 1;
+    L->bk = L->nb <= SIZE_MAX / sizeof *L->bk ? g16__alloc_large(L->nb * sizeof *L->bk) : NULL;
+    L->grp = g16__alloc_large(ng * sizeof *L->grp);
     L->special = malloc(ng);
     L->kind = malloc(ng * 8);
     if (!L->bk || !L->grp || !L->special || !L->kind) {
@@ -81,8 +86,8 @@ void g16__p1_lanes_destroy(g16__p1_lanes *L)
 {
     if (!L)
         return;
-    free(L->bk);
-    free(L->grp);
+    g16__free_large(L->bk, L->nb * sizeof *L->bk);
+    g16__free_large(L->grp, (L->cap + 7) / 8 * sizeof *L->grp);
     free(L->special);
     free(L->kind);
     free(L);

@@ -5,7 +5,8 @@
  * Prepared scalars (g16__msm_prep): the non-trivial scalars ("others") as canonical 4-limb
  * little-endian integers (< r) with the index of their base, and the base indices of the
  * scalars equal to one; both lists in increasing base order. Zero scalars and scalars whose
- * density bit is clear are absent. Owned by the prep (g16__msm_prep_free).
+ * density bit is clear are absent. Owned by the prep (g16__msm_prep_free), except the scalars of
+ * an in-place prep (by_base: the caller's array, converted where it lies and indexed by base).
  */
 #ifndef G16_MSM_INTERNAL_H
 #define G16_MSM_INTERNAL_H
@@ -18,16 +19,29 @@
 
 typedef struct {
     size_t nothers, nones;
-    uint64_t (*scal)[4]; /* nothers canonical scalars */
+    uint64_t (*scal)[4]; /* nothers canonical scalars; by_base: one per base, borrowed */
     uint32_t *oidx;      /* nothers base indices */
     uint32_t *ones;      /* nones base indices */
+    int by_base;         /* the scalar of the i-th other is scal[oidx[i]] instead of scal[i] */
 } g16__msm_prep;
+
+/* The canonical scalar of the i-th non-trivial scalar of p. */
+static inline const uint64_t *g16__msm_prep_scalar(const g16__msm_prep *p, size_t i)
+{
+    return p->scal[p->by_base ? p->oidx[i] : i];
+}
 
 /* Fills p from the scalars (see msm.h for density); nbases is checked against the density
  * bitmap. On error p holds nothing to free. */
 g16_status g16__msm_prepare(g16__msm_prep *p, const g16_fr *scalars, size_t nscalars, const uint64_t *density,
                             size_t nbases, int nthreads, g16_error *err);
 void g16__msm_prep_free(g16__msm_prep *p);
+
+/* The same without a density bitmap and without the 32-byte copy per non-trivial scalar: the n
+ * scalars are converted to canonical form where they lie (Montgomery g16_fr in, the same 32 bytes
+ * as 4 canonical limbs out) and p borrows them (by_base). On error the scalars may be converted
+ * in part and p holds nothing to free. */
+g16_status g16__msm_prepare_inplace(g16__msm_prep *p, g16_fr *scalars, size_t n, int nthreads, g16_error *err);
 
 /* Checks opts and returns the thread count to plan for (>= 1). */
 g16_status g16__msm_check_opts(const g16__msm_opts *opts, int *nthreads, g16_error *err);

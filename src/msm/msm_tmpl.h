@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "msm/msm_internal.h"
+#include "util/alloc.h"
 #include "util/error.h"
 #include "util/trace.h"
 
@@ -263,11 +264,11 @@ static void acc_push_fields(acc_state *s, uint32_t b, uint32_t neg, const AFF *p
 static void acc_free(acc_state *s)
 {
     free(s->win);
-    free(s->bk);
+    g16__free_large(s->bk, s->nb * sizeof *s->bk);
     free(s->turn);
     free(s->filled);
     free(s->stamp);
-    free(s->ovf);
+    g16__free_large(s->ovf, s->nb * sizeof *s->ovf);
     free(s->batch);
     free(s->pend);
     free(s->retry);
@@ -305,7 +306,7 @@ static int acc_init(acc_state *s, const size_t *nlogical, size_t nwin, int affin
     if (!(s->turn = calloc(nturn ? nturn : 1, sizeof *s->turn)))
         return 0;
     if (!affine)
-        return (s->ovf = calloc(s->nb, sizeof *s->ovf)) != NULL;
+        return (s->ovf = g16__alloc_large_zero(s->nb, sizeof *s->ovf)) != NULL;
     s->cap = cap;
     s->pcap = cap / 2; /* < cap, so re-adding the pending list never fills a batch by itself */
     s->filled = calloc(s->nb, 1);
@@ -321,7 +322,7 @@ static int acc_init(acc_state *s, const size_t *nlogical, size_t nwin, int affin
 #else
     (void)lanes;
 #endif
-    s->bk = malloc(s->nb * sizeof *s->bk);
+    s->bk = s->nb <= SIZE_MAX / sizeof *s->bk ? g16__alloc_large(s->nb * sizeof *s->bk) : NULL;
     s->kind = malloc(cap);
     s->prefix = malloc(cap * sizeof *s->prefix);
     s->den = malloc(cap * sizeof *s->den);
@@ -350,7 +351,7 @@ static inline void acc_add(acc_state *s, size_t w, size_t b, const AFF *p, const
 static void acc_overflow(acc_state *s, const entry *e)
 {
     if (!s->ovf) {
-        s->ovf = calloc(s->nb, sizeof *s->ovf);
+        s->ovf = g16__alloc_large_zero(s->nb, sizeof *s->ovf);
         if (!s->ovf) {
             s->nomem = 1;
             return;
@@ -564,7 +565,7 @@ static void acc_fold_overflow(acc_state *s)
         fe_mul(&a[j].y, &o->y, &t);
         g16__p1_aff52_from(&q[j], &a[j]);
     }
-    free(s->ovf);
+    g16__free_large(s->ovf, s->nb * sizeof *s->ovf);
     s->ovf = NULL;
     for (size_t j = 0; j < n; j++) {
         entry e = {slot[j], 0, &a[j], &q[j]};
@@ -724,9 +725,11 @@ typedef struct {
     const g16__msm_plan *pl;
     xyzz *res;         /* window w, range j at w·nchunks + j; then one per range of the ones */
     int *nomem;        /* one per task: its allocations failed */
-    lane_pt *lp;       /* lane path: the others' bases in prep order, then the ones'; else NULL */
+    lane_pt *lp;       /* lane path: the others' bases in prep order; else NULL */
+    int lp_owned;      /* lp was allocated here (else it is the caller's scratch) */
     uint8_t *lp_inf;   /* lane path: per conversion part, whether it met a base at infinity */
     int any_inf;       /* lane path: some base is infinity (else the tasks skip the test) */
+    int lanes;         /* lane path: the ones convert their bases block by block (ones_task) */
 } msm_ctx;
 
 /* Whether base i (prep order) is infinity. On the lane path the scalar base is not read: the
@@ -776,8 +779,9 @@ static int window_task(msm_ctx *x, size_t g, size_t j)
         const lane_pt *q = x->lp ? &x->lp[i] : NULL;
         if (base_is_inf(x, pt, i))
             continue;
+        const uint64_t *k = g16__msm_prep_scalar(p, i);
         for (size_t w = w0; w < w1; w++) {
-            int64_t d = g16__msm_booth_digit(p->scal[i], (unsigned)w, pl->c);
+            int64_t d = g16__msm_booth_digit(k, (unsigned)w, pl->c);
             if (d != 0)
                 acc_add(&s, w - w0, (size_t)((d < 0 ? -d : d) - 1), pt, q, d < 0);
         }
@@ -792,6 +796,45 @@ cleanup:
     return ok;
 }
 
+#if MSM_LANES
+/* Ones per block of ones_task's lane conversion: each base is read once, so converting it into a
+ * block that the task drains (acc_finish) before the next costs the same products as the shared
+ * copy without its 128 bytes per base; 4096 (512 KiB) keeps the block in L2, and the drain's
+ * partial batch is one in four. */
+#define ONES_LANE_BLOCK ((size_t)4096)
+
+/* Ones [lo, hi) through the lane accumulator s, their bases converted block by block into blk. */
+static void ones_lanes(msm_ctx *x, acc_state *s, size_t lo, size_t hi, lane_pt *blk)
+{
+    const uint32_t *idx = x->p->ones;
+    int eight = g16__fp8_have_ifma();
+    for (size_t b0 = lo; b0 < hi; b0 += ONES_LANE_BLOCK) {
+        size_t b1 = hi - b0 < ONES_LANE_BLOCK ? hi : b0 + ONES_LANE_BLOCK, m = 0;
+        for (size_t i = b0; i < b1;) {
+            const AFF *a[8];
+            lane_pt *r[8];
+            size_t k = 0;
+            /* up to eight finite bases (infinity adds nothing) */
+            for (; i < b1 && k < 8; i++)
+                if (!aff_is_inf(&x->bases[idx[i]])) {
+                    a[k] = &x->bases[idx[i]];
+                    r[k] = &blk[m + k];
+                    k++;
+                }
+            if (k == 8 && eight)
+                g16__p1_aff52_from8(r, a);
+            else
+                for (size_t l = 0; l < k; l++)
+                    g16__p1_aff52_from(r[l], a[l]);
+            for (size_t l = 0; l < k; l++)
+                acc_add(s, 0, 0, a[l], r[l], 0);
+            m += k;
+        }
+        acc_finish(s); /* no batch or pending entry points into blk any more */
+    }
+}
+#endif
+
 /* The j-th range of the scalars equal to one: one logical bucket (its lanes make the batches). */
 static int ones_task(msm_ctx *x, size_t j, xyzz *out)
 {
@@ -800,15 +843,27 @@ static int ones_task(msm_ctx *x, size_t j, xyzz *out)
     acc_state s;
     size_t lo, hi, one = 1;
     int ok = 0;
+#if MSM_LANES
+    lane_pt *blk = NULL; /* the conversion block (ones_lanes) */
+#endif
     range_of(p->nones, pl->nones_chunks, j, &lo, &hi);
     int affine = pl->accum == G16__MSM_ACCUM_AFFINE && hi - lo >= G16__MSM_AFFINE_MIN;
-    if (!acc_init(&s, &one, 1, affine, pl->ones_batch, x->lp != NULL))
+    int lanes = affine && x->lanes;
+    if (!acc_init(&s, &one, 1, affine, pl->ones_batch, lanes))
         goto cleanup;
-    for (size_t i = lo; i < hi; i++) {
-        const AFF *pt = &x->bases[p->ones[i]];
-        const lane_pt *q = x->lp ? &x->lp[p->nothers + i] : NULL;
-        if (!base_is_inf(x, pt, p->nothers + i))
-            acc_add(&s, 0, 0, pt, q, 0);
+#if MSM_LANES
+    if (lanes) {
+        if (!(blk = g16__alloc_large(ONES_LANE_BLOCK * sizeof *blk)))
+            goto cleanup;
+        ones_lanes(x, &s, lo, hi, blk);
+    }
+#endif
+    if (!lanes) {
+        for (size_t i = lo; i < hi; i++) {
+            const AFF *pt = &x->bases[p->ones[i]];
+            if (!aff_is_inf(pt))
+                acc_add(&s, 0, 0, pt, NULL, 0);
+        }
     }
     acc_finish(&s);
     if (s.nomem)
@@ -817,6 +872,9 @@ static int ones_task(msm_ctx *x, size_t j, xyzz *out)
     acc_bucket_into(out, &s, 0, 0);
     ok = 1;
 cleanup:
+#if MSM_LANES
+    g16__free_large(blk, ONES_LANE_BLOCK * sizeof *blk);
+#endif
     acc_free(&s);
     return ok;
 }
@@ -846,7 +904,7 @@ static void lanes_convert_task(void *vctx, size_t begin, size_t end)
 {
     msm_ctx *x = vctx;
     const g16__msm_prep *p = x->p;
-    size_t n = p->nothers + p->nones;
+    size_t n = p->nothers;
     size_t hi = end * LANE_CONVERT_PART < n ? end * LANE_CONVERT_PART : n;
     int eight = g16__fp8_have_ifma(); /* eight at a time: two Fp8 products instead of 16 scalar ones */
     for (size_t i = begin * LANE_CONVERT_PART; i < hi;) {
@@ -854,7 +912,7 @@ static void lanes_convert_task(void *vctx, size_t begin, size_t end)
         lane_pt *r[8];
         size_t k = eight && hi - i >= 8 ? 8 : 1;
         for (size_t l = 0; l < k; l++, i++) {
-            a[l] = &x->bases[i < p->nothers ? p->oidx[i] : p->ones[i - p->nothers]];
+            a[l] = &x->bases[p->oidx[i]];
             r[l] = &x->lp[i];
             if (aff_is_inf(a[l]))
                 x->lp_inf[i / LANE_CONVERT_PART] = 1;
@@ -872,19 +930,40 @@ static int lanes_wanted(const g16__msm_opts *opts)
     return g16__p1_lanes_wanted() && !(opts && opts->accum == G16__MSM_ACCUM_XYZZ);
 }
 
-/* The lane path (when wanted, for affine accumulation): every base the tasks read, converted
- * once (two scalar products per base, against one batch addition per base and window).
- * Without the memory, the scalar path runs (with the lane path's plan: correct, a bit slower). */
-static void lanes_prepare(msm_ctx *x, int nthreads, int lanes)
+/* Lane points that fit in opts' scratch (64-byte aligned inside it), at *at; 0 without one. */
+static size_t scratch_lane_pts(const g16__msm_opts *opts, lane_pt **at)
 {
-    size_t n = x->p->nothers + x->p->nones;
-    if (!lanes || x->pl->accum != G16__MSM_ACCUM_AFFINE || n == 0)
+    if (!opts || !opts->scratch)
+        return 0;
+    uintptr_t a = (uintptr_t)opts->scratch, b = (a + 63) & ~(uintptr_t)63;
+    if (b - a >= opts->scratch_bytes)
+        return 0;
+    *at = (lane_pt *)b;
+    return (opts->scratch_bytes - (b - a)) / sizeof(lane_pt);
+}
+
+/* The lane path (when wanted, for affine accumulation): the bases of the non-trivial scalars,
+ * converted once (two scalar products per base, against one batch addition per base and window),
+ * into opts' scratch when it is large enough. Without the memory, the others take the scalar path
+ * (with the lane path's plan: correct, a bit slower). */
+static void lanes_prepare(msm_ctx *x, const g16__msm_opts *opts, int nthreads, int lanes)
+{
+    size_t n = x->p->nothers;
+    x->lanes = lanes && x->pl->accum == G16__MSM_ACCUM_AFFINE;
+    if (!x->lanes || n == 0)
         return;
     size_t nparts = (n + LANE_CONVERT_PART - 1) / LANE_CONVERT_PART;
-    x->lp = aligned_alloc(64, n * sizeof *x->lp);
+    lane_pt *scratch = NULL;
+    if (scratch_lane_pts(opts, &scratch) >= n) {
+        x->lp = scratch;
+    } else {
+        x->lp = g16__alloc_large(n * sizeof *x->lp);
+        x->lp_owned = 1;
+    }
     x->lp_inf = calloc(nparts, 1);
     if (!x->lp || !x->lp_inf) {
-        free(x->lp);
+        if (x->lp_owned)
+            g16__free_large(x->lp, n * sizeof *x->lp);
         x->lp = NULL;
         return;
     }
@@ -901,9 +980,10 @@ static int lanes_wanted(const g16__msm_opts *opts)
     return 0;
 }
 
-static void lanes_prepare(msm_ctx *x, int nthreads, int lanes)
+static void lanes_prepare(msm_ctx *x, const g16__msm_opts *opts, int nthreads, int lanes)
 {
     (void)x;
+    (void)opts;
     (void)nthreads;
     (void)lanes;
 }
@@ -935,7 +1015,7 @@ static g16_status msm_part(xyzz *out, const AFF *bases, const g16__msm_prep *p, 
 {
     g16_status st = G16_OK;
     g16__msm_plan pl;
-    msm_ctx x = {bases, p, &pl, NULL, NULL, NULL, NULL, 0};
+    msm_ctx x = {bases, p, &pl, NULL, NULL, NULL, 0, NULL, 0, 0};
     g16__msm_make_plan(&pl, p, opts, nthreads, MSM_G2, lanes);
     x.res = malloc(((size_t)pl.nwin * pl.nchunks + pl.nones_chunks + 1) * sizeof *x.res);
     x.nomem = calloc(pl.ntasks ? pl.ntasks : 1, sizeof *x.nomem);
@@ -943,7 +1023,7 @@ static g16_status msm_part(xyzz *out, const AFF *bases, const g16__msm_prep *p, 
         st = g16__error(err, G16_ERR_NOMEM, "msm: %zu task results", pl.ntasks);
         goto cleanup;
     }
-    lanes_prepare(&x, nthreads, lanes);
+    lanes_prepare(&x, opts, nthreads, lanes);
     g16__msm_run(nthreads, pl.ntasks, msm_task, &x);
     for (size_t t = 0; t < pl.ntasks; t++) {
         if (x.nomem[t]) {
@@ -958,18 +1038,27 @@ static g16_status msm_part(xyzz *out, const AFF *bases, const g16__msm_prep *p, 
 cleanup:
     free(x.res);
     free(x.nomem);
-    free(x.lp);
+    if (x.lp_owned)
+        g16__free_large(x.lp, p->nothers * sizeof *x.lp);
     free(x.lp_inf);
     return st;
 }
 
 /* Parts of the MSM: one, or on the lane path enough that each converts at most opts->lane_slice
- * (default G16__MSM_LANE_SLICE) non-trivial scalars' and ones' bases at a time. */
+ * non-trivial scalars' bases at a time: by default G16__MSM_LANE_SLICE, or as many as opts'
+ * scratch holds when that is at least G16__MSM_SCRATCH_MIN (the copy then costs no memory). */
 static size_t msm_nparts(const g16__msm_prep *p, const g16__msm_opts *opts, int lanes)
 {
-    size_t slice = opts && opts->lane_slice ? opts->lane_slice : G16__MSM_LANE_SLICE;
-    size_t most = p->nothers > p->nones ? p->nothers : p->nones;
-    return lanes && most > slice ? (most + slice - 1) / slice : 1;
+    size_t slice = G16__MSM_LANE_SLICE;
+#if MSM_LANES
+    lane_pt *at;
+    size_t room = scratch_lane_pts(opts, &at);
+    if (room >= G16__MSM_SCRATCH_MIN)
+        slice = room;
+#endif
+    if (opts && opts->lane_slice)
+        slice = opts->lane_slice;
+    return lanes && p->nothers > slice ? (p->nothers + slice - 1) / slice : 1;
 }
 
 /* Part j of nparts of p (equal ranges of the others and of the ones). */
@@ -979,14 +1068,15 @@ static void prep_part(g16__msm_prep *v, const g16__msm_prep *p, size_t nparts, s
     range_of(p->nothers, nparts, j, &lo, &hi);
     range_of(p->nones, nparts, j, &lo1, &hi1);
     v->nothers = hi - lo;
-    v->scal = p->scal + lo;
+    v->scal = p->by_base ? p->scal : p->scal + lo;
     v->oidx = p->oidx + lo;
     v->nones = hi1 - lo1;
     v->ones = p->ones + lo1;
 }
 
+/* consume: scalars may be converted in place (no density bitmap then; msm_consume_var). */
 static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr *scalars, size_t nscalars,
-                          const uint64_t *density, const g16__msm_opts *opts, g16_error *err)
+                          const uint64_t *density, int consume, const g16__msm_opts *opts, g16_error *err)
 {
     g16_status st;
     int nthreads, prev_limit = -1;
@@ -1004,7 +1094,10 @@ static g16_status msm_run(JAC *r, const AFF *bases, size_t nbases, const g16_fr 
     prev_limit = g16__msm_limit_threads(opts);
     span = g16__span_begin_n(MSM_SPAN, nscalars);
     g16__span sp = g16__span_begin(MSM_SPAN ".classify");
-    st = g16__msm_prepare(&p, scalars, nscalars, density, nbases, nthreads, err);
+    if (consume)
+        st = g16__msm_prepare_inplace(&p, (g16_fr *)scalars, nscalars, nthreads, err);
+    else
+        st = g16__msm_prepare(&p, scalars, nscalars, density, nbases, nthreads, err);
     g16__span_end(sp);
     if (st != G16_OK)
         goto cleanup;
@@ -1033,12 +1126,18 @@ cleanup:
 g16_status MSM_NAME(msm_var)(JAC *r, const AFF *bases, const g16_fr *scalars, size_t n, const g16__msm_opts *opts,
                              g16_error *err)
 {
-    return msm_run(r, bases, n, scalars, n, NULL, opts, err);
+    return msm_run(r, bases, n, scalars, n, NULL, 0, opts, err);
+}
+
+g16_status MSM_NAME(msm_consume_var)(JAC *r, const AFF *bases, g16_fr *scalars, size_t n, const g16__msm_opts *opts,
+                                     g16_error *err)
+{
+    return msm_run(r, bases, n, scalars, n, NULL, 1, opts, err);
 }
 
 g16_status MSM_NAME(msm_density_var)(JAC *r, const AFF *bases, size_t nbases, const g16_fr *scalars,
                                      size_t nscalars, const uint64_t *density, const g16__msm_opts *opts,
                                      g16_error *err)
 {
-    return msm_run(r, bases, nbases, scalars, nscalars, density, opts, err);
+    return msm_run(r, bases, nbases, scalars, nscalars, density, 0, opts, err);
 }
