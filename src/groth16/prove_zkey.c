@@ -3,6 +3,7 @@
  * assembly with the secret r, s → self-verification. See zkey.h for the differences from
  * bellman's prover (prove.c) and the formulas.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,23 +130,18 @@ typedef struct {
     size_t bytes;
 } abc;
 
+/* a, b, c in one allocation: after the H step b and c are the G1 MSMs' scratch (run_msms). */
 static g16_status abc_alloc(abc *x, uint64_t n, g16_error *err)
 {
     x->bytes = n * sizeof(g16_fr);
-    x->a = g16__alloc_large(x->bytes);
-    x->b = g16__alloc_large(x->bytes);
-    x->c = g16__alloc_large(x->bytes);
-    if (!x->a || !x->b || !x->c)
+    if (n > SIZE_MAX / (3 * sizeof(g16_fr)) || !(x->a = g16__alloc_large(3 * x->bytes)))
         return g16__error(err, G16_ERR_NOMEM, "zkey prove: 3 x %zu bytes for a, b, c", x->bytes);
+    x->b = x->a + n;
+    x->c = x->b + n;
     return G16_OK;
 }
 
-static void abc_free(abc *x)
-{
-    g16__free_large(x->a, x->bytes);
-    g16__free_large(x->b, x->bytes);
-    g16__free_large(x->c, x->bytes);
-}
+static void abc_free(abc *x) { g16__free_large(x->a, 3 * x->bytes); }
 
 static g16_status check_witness(const g16__zkey *zk, const g16_fr *w, size_t w_len, g16_error *err)
 {
@@ -178,18 +174,24 @@ typedef struct {
 } sums;
 
 /* The wire sections go through the density form: only the wires with a point are multiplied. */
-static g16_status run_msms(sums *s, const g16__zkey *zk, const g16_fr *w, const g16_fr *h, g16_error *err)
+/* h is consumed (its MSM converts it in place); the G1 MSMs may use the scratch_bytes at scratch for
+ * their lane copies of the bases (prove.c's run_msms says why). */
+static g16_status run_msms(sums *s, const g16__zkey *zk, const g16_fr *w, g16_fr *h, void *scratch,
+                           size_t scratch_bytes, g16_error *err)
 {
+    g16__msm_opts o = {0}, *opts = &o;
+    o.scratch = scratch;
+    o.scratch_bytes = scratch_bytes;
     g16_status st;
     uint64_t priv = zk->n_public + 1;
     const uint64_t *const *d = (const uint64_t *const *)zk->dens;
     g16__span sp = g16__span_begin_n("msm.a", zk->n_pts[G16__ZK_A]);
-    st = g16__p1_msm_density_var(&s->a, zk->a, zk->n_pts[G16__ZK_A], w, zk->n_vars, d[G16__ZK_A], NULL, err);
+    st = g16__p1_msm_density_var(&s->a, zk->a, zk->n_pts[G16__ZK_A], w, zk->n_vars, d[G16__ZK_A], opts, err);
     g16__span_end(sp);
     if (st != G16_OK)
         return st;
     sp = g16__span_begin_n("msm.b_g1", zk->n_pts[G16__ZK_B1]);
-    st = g16__p1_msm_density_var(&s->b1, zk->b1, zk->n_pts[G16__ZK_B1], w, zk->n_vars, d[G16__ZK_B1], NULL, err);
+    st = g16__p1_msm_density_var(&s->b1, zk->b1, zk->n_pts[G16__ZK_B1], w, zk->n_vars, d[G16__ZK_B1], opts, err);
     g16__span_end(sp);
     if (st != G16_OK)
         return st;
@@ -199,13 +201,13 @@ static g16_status run_msms(sums *s, const g16__zkey *zk, const g16_fr *w, const 
     if (st != G16_OK)
         return st;
     sp = g16__span_begin_n("msm.c", zk->n_pts[G16__ZK_C]);
-    st = g16__p1_msm_density_var(&s->c, zk->c, zk->n_pts[G16__ZK_C], w + priv, zk->n_vars - priv, d[G16__ZK_C], NULL,
+    st = g16__p1_msm_density_var(&s->c, zk->c, zk->n_pts[G16__ZK_C], w + priv, zk->n_vars - priv, d[G16__ZK_C], opts,
                                  err);
     g16__span_end(sp);
     if (st != G16_OK)
         return st;
     sp = g16__span_begin_n("msm.h", zk->n);
-    st = g16__p1_msm_var(&s->h, zk->h, h, zk->n, NULL, err);
+    st = g16__p1_msm_consume_var(&s->h, zk->h, h, zk->n, opts, err);
     g16__span_end(sp);
     return st;
 }
@@ -229,7 +231,7 @@ g16_status g16__zkey_prove(g16_proof *proof, const g16__zkey *zk, const g16_fr *
     if (!(flags & G16_PROVE_NO_VERIFY) && (st = g16_pvk_create(&pvk, &zk->vk, err)) != G16_OK)
         goto cleanup;
     if ((st = abc_alloc(&x, zk->n, err)) != G16_OK || (st = compute_h(x.a, x.b, x.c, zk, w, err)) != G16_OK ||
-        (st = run_msms(&m, zk, w, x.a, err)) != G16_OK)
+        (st = run_msms(&m, zk, w, x.a, x.b, 2 * x.bytes, err)) != G16_OK)
         goto cleanup;
     if (opts && opts->r && opts->s) {
         r = opts->r[0];
