@@ -194,53 +194,80 @@ __attribute__((target("avx512f"))) static inline __m512i fp8_bcast(const uint64_
     return r;
 }
 
+/* r = a·b·2^(-416) (the carry of a finished column taken from its own limbs, see below). The
+ * same Montgomery product as the portable code (the same m_i, so the same value, < 2p before the
+ * final subtraction), scheduled for latency: the CIOS loop above (until 2026-12-03) chained four
+ * VPMADD52 per accumulator and round and the reduction's m_i through the carry of column i, so
+ * one product took ~107 ns against ~41 ns of VPMADD52 throughput (264 of them at ~0.155 ns).
+ * Here:
+ *   - column k has two accumulators, lo[k] (the lo52 pieces) and hi[k] (the hi52 pieces): each
+ *     takes two VPMADD52 per round instead of four;
+ *   - row i + 1 of a·b is issued before reduction round i, so that column i + 1's product
+ *     pieces are in before round i's reduction pieces arrive (the m chain waits only on those);
+ *   - round i's carry into column i + 1 is read off column i before the reduction: with
+ *     s = column i's sum, s + lo52(m_i·p_0) ≡ 0 mod 2^52 and both are below 2^52 in their low
+ *     limb, so the carry is (s >> 52) + (s mod 2^52 != 0); lo52(m_i·p_0) itself is never added.
+ * Column sums stay < 2^58 (at most 16 product and 16 reduction pieces < 2^52, plus carries).
+ * The end: V = Σ columns 8..15 normalized and V − p normalized, two independent carry chains,
+ * the non-negative one kept. */
 __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a,
                                                                      const g16__fp8 *b)
 {
     const __m512i z = _mm512_setzero_si512();
     const __m512i mask = _mm512_set1_epi64((long long)M52);
     const __m512i n0 = _mm512_set1_epi64((long long)fp8_n0);
-    __m512i p[8], av[8], t[9];
-    /* Full unrolling keeps T, a and p in ZMM registers (a loop over arrays would spill them). */
+    const __m512i one = _mm512_set1_epi64(1);
+    __m512i lo[17], hi[17], bi, c = z;
+    _Pragma("GCC unroll 17") for (int j = 0; j < 17; j++) lo[j] = hi[j] = z;
+    /* row 0 of the product */
+    bi = _mm512_loadu_si512((const void *)b->l[0]);
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
     {
-        p[j] = _mm512_set1_epi64((long long)g16__fp8_p52[j]);
-        av[j] = _mm512_loadu_si512((const void *)a->l[j]);
+        lo[j] = fp8_madd_lo_m(lo[j], bi, a->l[j]);
+        hi[j + 1] = fp8_madd_hi_m(hi[j + 1], bi, a->l[j]);
     }
-    _Pragma("GCC unroll 9") for (int j = 0; j < 9; j++) t[j] = z;
-    _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
+    FP8_GCC_UNROLL8 for (int i = 0; i < 8; i++)
     {
-        __m512i bi = _mm512_loadu_si512((const void *)b->l[i]);
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        {
-            t[j] = _mm512_madd52lo_epu64(t[j], av[j], bi);
-            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], av[j], bi);
+        if (i + 1 < 8) { /* row i + 1 */
+            bi = _mm512_loadu_si512((const void *)b->l[i + 1]);
+            _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+            {
+                lo[i + 1 + j] = fp8_madd_lo_m(lo[i + 1 + j], bi, a->l[j]);
+                hi[i + 2 + j] = fp8_madd_hi_m(hi[i + 2 + j], bi, a->l[j]);
+            }
         }
-        __m512i m = _mm512_madd52lo_epu64(z, t[0], n0);
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        /* reduction round i: column i is complete */
+        __m512i s = _mm512_add_epi64(_mm512_add_epi64(lo[i], hi[i]), c);
+        __m512i m = _mm512_madd52lo_epu64(z, s, n0);
+        c = _mm512_mask_add_epi64(_mm512_srli_epi64(s, 52), _mm512_test_epi64_mask(s, mask), _mm512_srli_epi64(s, 52), one);
+        hi[i + 1] = _mm512_madd52hi_epu64(hi[i + 1], m, fp8_bcast(&g16__fp8_p52[0]));
+        _Pragma("GCC unroll 8") for (int j = 1; j < 8; j++)
         {
-            t[j] = _mm512_madd52lo_epu64(t[j], m, p[j]);
-            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], m, p[j]);
+            __m512i pj = fp8_bcast(&g16__fp8_p52[j]);
+            lo[i + j] = _mm512_madd52lo_epu64(lo[i + j], m, pj);
+            hi[i + j + 1] = _mm512_madd52hi_epu64(hi[i + j + 1], m, pj);
         }
-        t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) t[j] = t[j + 1];
-        t[8] = z;
     }
-    _Pragma("GCC unroll 7") for (int j = 0; j < 7; j++)
-    {
-        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
-        t[j] = _mm512_and_si512(t[j], mask);
-    }
-    __m512i d[8], borrow = z;
+    /* V = columns 8..15 (+ the carry of column 7); d = V − p limb by limb */
+    __m512i v[8], w[8], cv = z, cw = z;
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
     {
-        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(t[j], p[j]), borrow);
-        borrow = _mm512_srli_epi64(x, 63);
-        d[j] = _mm512_and_si512(x, mask);
+        v[j] = _mm512_add_epi64(lo[8 + j], hi[8 + j]);
+        if (j == 0)
+            v[j] = _mm512_add_epi64(v[j], c);
+        w[j] = _mm512_sub_epi64(v[j], _mm512_set1_epi64((long long)g16__fp8_p52[j]));
     }
-    __mmask8 keep_t = _mm512_cmpneq_epi64_mask(borrow, z);
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(keep_t, d[j], t[j]));
+    {
+        __m512i x = _mm512_add_epi64(v[j], cv), y = _mm512_add_epi64(w[j], cw);
+        cv = _mm512_srai_epi64(x, 52);
+        cw = _mm512_srai_epi64(y, 52);
+        v[j] = _mm512_and_si512(x, mask);
+        w[j] = _mm512_and_si512(y, mask);
+    }
+    __mmask8 neg = _mm512_cmplt_epi64_mask(cw, z); /* V < p: keep V */
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(neg, w[j], v[j]));
 }
 
 /* Two independent products in one pass: r0 = a0·b0, r1 = a1·b1, g16__fp8_mul_ifma's steps
