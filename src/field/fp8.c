@@ -344,9 +344,9 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul2_ifma(g16__fp8 *
 }
 
 /* Squaring: the full product first (operand scanning: the 28 cross products once, the sums
- * doubled, then the 8 squares), then 8 Montgomery rounds on the 16 accumulators: 208 VPMADD52
- * instead of 264. Column sums stay < 2^57 before the reduction (8 cross pieces < 2^52, doubled,
- * plus 2 square pieces) and < 2^58 after it (16 more pieces and the carries). Same output as
+ * doubled, then the 8 squares), then 8 Montgomery rounds as in g16__fp8_mul_ifma (its column
+ * carry, hi52 pieces apart): 200 VPMADD52 instead of 264. Column sums stay < 2^57 before the
+ * reduction (8 cross pieces < 2^52, doubled, plus 2 square pieces) and < 2^58 after it. Same output as
  * g16__fp8_mul_ifma(r, a, a): both are the canonical a²·2^(-416) mod p. */
 __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_sqr_ifma(g16__fp8 *r, const g16__fp8 *a)
 {
@@ -370,32 +370,43 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_sqr_ifma(g16__fp8 *r
         t[2 * i] = _mm512_madd52lo_epu64(t[2 * i], av[i], av[i]);
         t[2 * i + 1] = _mm512_madd52hi_epu64(t[2 * i + 1], av[i], av[i]);
     }
+    /* reduction as in g16__fp8_mul_ifma: the hi52 pieces in their own accumulators h, the carry
+     * of column i read off it (lo52(m·p0) never added), V and V − p normalized side by side */
+    const __m512i one = _mm512_set1_epi64(1);
+    __m512i h[17], c = z;
+    _Pragma("GCC unroll 17") for (int j = 0; j < 17; j++) h[j] = z;
     _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
     {
-        __m512i m = _mm512_madd52lo_epu64(z, t[i], n0);
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        __m512i s = _mm512_add_epi64(_mm512_add_epi64(t[i], h[i]), c);
+        __m512i m = _mm512_madd52lo_epu64(z, s, n0);
+        c = _mm512_mask_add_epi64(_mm512_srli_epi64(s, 52), _mm512_test_epi64_mask(s, mask), _mm512_srli_epi64(s, 52), one);
+        h[i + 1] = _mm512_madd52hi_epu64(h[i + 1], m, fp8_bcast(&g16__fp8_p52[0]));
+        _Pragma("GCC unroll 8") for (int j = 1; j < 8; j++)
         {
-            __m512i pj = _mm512_set1_epi64((long long)g16__fp8_p52[j]);
+            __m512i pj = fp8_bcast(&g16__fp8_p52[j]);
             t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, pj);
-            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], m, pj);
+            h[i + j + 1] = _mm512_madd52hi_epu64(h[i + j + 1], m, pj);
         }
-        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
     }
-    _Pragma("GCC unroll 7") for (int j = 8; j < 15; j++)
-    {
-        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
-        t[j] = _mm512_and_si512(t[j], mask);
-    }
-    __m512i d[8], borrow = z;
+    __m512i v[8], w[8], cv = z, cw = z;
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
     {
-        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(t[8 + j], _mm512_set1_epi64((long long)g16__fp8_p52[j])), borrow);
-        borrow = _mm512_srli_epi64(x, 63);
-        d[j] = _mm512_and_si512(x, mask);
+        v[j] = _mm512_add_epi64(t[8 + j], h[8 + j]);
+        if (j == 0)
+            v[j] = _mm512_add_epi64(v[j], c);
+        w[j] = _mm512_sub_epi64(v[j], _mm512_set1_epi64((long long)g16__fp8_p52[j]));
     }
-    __mmask8 keep_t = _mm512_cmpneq_epi64_mask(borrow, z);
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(keep_t, d[j], t[8 + j]));
+    {
+        __m512i x = _mm512_add_epi64(v[j], cv), y = _mm512_add_epi64(w[j], cw);
+        cv = _mm512_srai_epi64(x, 52);
+        cw = _mm512_srai_epi64(y, 52);
+        v[j] = _mm512_and_si512(x, mask);
+        w[j] = _mm512_and_si512(y, mask);
+    }
+    __mmask8 neg = _mm512_cmplt_epi64_mask(cw, z); /* V < p: keep V */
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(neg, w[j], v[j]));
 }
 
 /* Additive operations: AVX512F only (implied by IFMA), eight lanes per instruction, fp8.h's
