@@ -206,7 +206,8 @@ __attribute__((target("avx512f"))) static inline __m512i fp8_bcast(const uint64_
  *     pieces are in before round i's reduction pieces arrive (the m chain waits only on those);
  *   - round i's carry into column i + 1 is read off column i before the reduction: with
  *     s = column i's sum, s + lo52(m_i·p_0) ≡ 0 mod 2^52 and both are below 2^52 in their low
- *     limb, so the carry is (s >> 52) + (s mod 2^52 != 0); lo52(m_i·p_0) itself is never added.
+ *     limb, so the carry is (s >> 52) + (s mod 2^52 != 0) = (s + 2^52 − 1) >> 52; lo52(m_i·p_0)
+ *     itself is never added.
  * Column sums stay < 2^58 (at most 16 product and 16 reduction pieces < 2^52, plus carries).
  * The end: V = Σ columns 8..15 normalized and V − p normalized, two independent carry chains,
  * the non-negative one kept. */
@@ -216,7 +217,6 @@ __attribute__((target("avx512f,avx512ifma"), always_inline)) static inline void 
     const __m512i z = _mm512_setzero_si512();
     const __m512i mask = _mm512_set1_epi64((long long)M52);
     const __m512i n0 = _mm512_set1_epi64((long long)fp8_n0);
-    const __m512i one = _mm512_set1_epi64(1);
     __m512i lo[17], hi[17], bi, c = z;
     _Pragma("GCC unroll 17") for (int j = 0; j < 17; j++) lo[j] = hi[j] = z;
     /* row 0 of the product */
@@ -239,7 +239,7 @@ __attribute__((target("avx512f,avx512ifma"), always_inline)) static inline void 
         /* reduction round i: column i is complete */
         __m512i s = _mm512_add_epi64(_mm512_add_epi64(lo[i], hi[i]), c);
         __m512i m = _mm512_madd52lo_epu64(z, s, n0);
-        c = _mm512_mask_add_epi64(_mm512_srli_epi64(s, 52), _mm512_test_epi64_mask(s, mask), _mm512_srli_epi64(s, 52), one);
+        c = _mm512_srli_epi64(_mm512_add_epi64(s, mask), 52); /* ceil(s / 2^52) */
         hi[i + 1] = _mm512_madd52hi_epu64(hi[i + 1], m, fp8_bcast(&g16__fp8_p52[0]));
         _Pragma("GCC unroll 8") for (int j = 1; j < 8; j++)
         {
@@ -419,14 +419,13 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_sqr_ifma(g16__fp8 *r
     }
     /* reduction as in g16__fp8_mul_ifma: the hi52 pieces in their own accumulators h, the carry
      * of column i read off it (lo52(m·p0) never added), V and V − p normalized side by side */
-    const __m512i one = _mm512_set1_epi64(1);
     __m512i h[17], c = z;
     _Pragma("GCC unroll 17") for (int j = 0; j < 17; j++) h[j] = z;
     _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
     {
         __m512i s = _mm512_add_epi64(_mm512_add_epi64(t[i], h[i]), c);
         __m512i m = _mm512_madd52lo_epu64(z, s, n0);
-        c = _mm512_mask_add_epi64(_mm512_srli_epi64(s, 52), _mm512_test_epi64_mask(s, mask), _mm512_srli_epi64(s, 52), one);
+        c = _mm512_srli_epi64(_mm512_add_epi64(s, mask), 52); /* ceil(s / 2^52) */
         h[i + 1] = _mm512_madd52hi_epu64(h[i + 1], m, fp8_bcast(&g16__fp8_p52[0]));
         _Pragma("GCC unroll 8") for (int j = 1; j < 8; j++)
         {
