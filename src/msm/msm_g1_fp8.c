@@ -40,6 +40,7 @@ struct g16__p1_lanes {
     lane_group *grp;        /* per group of eight entries */
     uint8_t *special;       /* per group: lanes whose entry is not a plain addition */
     uint8_t *kind;          /* per entry: L_ADD, L_DBL, L_INF */
+    g16__p1_lane_entry *fold; /* g16__p1_lanes_fold's batch (cap entries) */
     size_t cap;
     int avx512;             /* gathers/scatters straight to the AVX-512 transposes (IFMA implies it) */
 };
@@ -67,7 +68,8 @@ g16__p1_lanes *g16__p1_lanes_create(size_t nb, size_t cap)
     L->grp = alloc64(ng * sizeof *L->grp);
     L->special = malloc(ng);
     L->kind = malloc(ng * 8);
-    if (!L->bk || !L->grp || !L->special || !L->kind) {
+    L->fold = malloc(cap * sizeof *L->fold);
+    if (!L->bk || !L->grp || !L->special || !L->kind || !L->fold) {
         g16__p1_lanes_destroy(L);
         return NULL;
     }
@@ -85,6 +87,7 @@ void g16__p1_lanes_destroy(g16__p1_lanes *L)
     free(L->grp);
     free(L->special);
     free(L->kind);
+    free(L->fold);
     free(L);
 }
 
@@ -488,6 +491,36 @@ void g16__p1_lanes_batch(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m
     invert_lanes(&inv, &acc);
     for (size_t g = (m + 7) / 8; g-- > 0;)
         group_backward(L, e, m, g, &inv, filled);
+}
+
+void g16__p1_lanes_fold(g16__p1_lanes *L, size_t slot0, size_t n, size_t per, uint8_t *filled)
+{
+    g16__p1_lane_entry *e = L->fold;
+    for (size_t step = 1; step < per; step *= 2) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            for (size_t l = 0; l + step < per; l += 2 * step) {
+                size_t dst = slot0 + i * per + l, src = dst + step;
+                if (!filled[src])
+                    continue;
+                filled[src] = 0; /* its point stays in place until the batch has read it */
+                if (!filled[dst]) {
+                    L->bk[dst] = L->bk[src];
+                    filled[dst] = 1;
+                    continue;
+                }
+                e[m].b = (uint32_t)dst;
+                e[m].neg = 0;
+                e[m].p = NULL;
+                e[m].q = &L->bk[src];
+                if (++m == L->cap) {
+                    g16__p1_lanes_batch(L, e, m, filled);
+                    m = 0;
+                }
+            }
+        }
+        g16__p1_lanes_batch(L, e, m, filled);
+    }
 }
 
 /* ---------------- the bucket reduction ---------------- */

@@ -688,6 +688,9 @@ static void acc_reduce_lanes(const acc_state *s, xyzz *out, size_t stride)
             acc_reduce_weighted(&out[w * stride], s, w);
         }
     }
+    for (size_t w = 0; w < s->nwin; w++)
+        if (s->win[w].lanes > 1 && s->win[w].lanes <= LANES_REDUCE_MAX_SLOTS)
+            g16__p1_lanes_fold(s->ln, s->win[w].slot0, s->win[w].nlogical, s->win[w].lanes, s->filled);
     size_t passes = (nel + 7) / 8, len = passes ? (total + 8 * passes - 1) / (8 * passes) : 0;
     for (size_t w = 0; w < s->nwin && len; w++) {
         const acc_win *aw = &s->win[w];
