@@ -176,14 +176,19 @@ static const struct {
 /*
  * The G1 lane path (msm_g1_fp8.h) adds about 2.5x faster while the XYZZ bucket reduction costs
  * the same, so it takes windows 2 bits smaller (a quarter of the buckets) from c = 12 up, and
- * batches of up to 2048 (its one inversion per batch is ~15% of a 1024 batch). Measured A/B in
+ * larger batches (LANES_MAX_BATCH). Measured A/B in
  * one process, one thread, lane path (/work/notes/msm_fp8_results.md): G1 2^16 c13/b1024 ->
  * c11/b2048 1.17-1.24x, c10/b2048 1.20-1.22x, c12/b512 0.92-1.03x; G1 2^18 c14/auto -> c12/b2048
  * 1.17-1.18x, c13/b2048 0.93x.
  */
 #define LANES_WINDOW_FROM 12
 #define LANES_WINDOW_LESS 2
-#define LANES_MAX_BATCH 2048
+/* Batches of up to 1024 since the lane batch's products got faster and the running sums fold the
+ * slots first (2026-12-03, alternated, thread CPU ms, G1 one thread, min / median): 2^16 2048 ->
+ * 1024 175.2 / 225.2 -> 164.4 / 206.4 (30 MSMs each) and 212.0 / 247.8 -> 202.9 / 227.2 (24);
+ * 2^14 89.0 / 93.4 -> 83.6 / 85.3; 2^18 905 / 969 -> 844 / 963. Four slots per bucket at 1024
+ * (acc_init) measured 219.3 / 236.2: the smaller batch keeps buckets and batch scratch in L2. */
+#define LANES_MAX_BATCH 1024
 
 static unsigned window_for_path(size_t n, int g2, int lanes)
 {
