@@ -304,11 +304,11 @@ static int acc_init(acc_state *s, const size_t *nlogical, size_t nwin, int affin
         while (affine && aw->nlogical * aw->lanes < 2 * share)
             aw->lanes *= 2;
 #if MSM_LANES
-        /* Lane path: twice that where the window still reduces in lanes. At 2^16, c = 11 (two
-         * slots per bucket before) a point met its slot in the running batch 16% of the time and
-         * 1% of the additions went to the scalar XYZZ overflow (and 12k slots through its fold),
-         * against 0.5% and 32 with four slots; the lane reduction's extra slots cost less
-         * (G1 2^16, one thread, alternated: min 223 -> 215 ms, median 262 -> 245). */
+        /* Lane path: twice that where the window still reduces in lanes: fewer points meet
+         * their slot in the running batch (pending list) twice (XYZZ overflow). G1 2^16, c = 11,
+         * one thread, alternated, min / median ms: batches of 2048, two -> four slots (pending
+         * 16% -> 1.6% of the additions, overflow 1% -> 0.01%): 223 / 262 -> 215 / 245; batches
+         * of 1024 (LANES_MAX_BATCH now), one -> two slots: 273.8 / 352.2 -> 203.4 / 260.1. */
         if (affine && lanes && aw->lanes * 2 <= LANES_REDUCE_MAX_SLOTS)
             aw->lanes *= 2;
 #endif
