@@ -309,6 +309,24 @@ static void check_helpers(const g16_fp a[8], const g16_fp b[8])
     g16__fp8_sub(&t, &va, &vb);
     g16__fp8_mul(&t, &t, &w);
     assert_memory_equal(&u, &t, sizeof t);
+    /* lazy products (< 2p, limbs < 2^52; the MSM batch chains them) of lazy operands: each lane
+     * congruent to the canonical product of the same operands */
+    g16__fp8 l0, l1, l2, c1, c2;
+    g16__fp8_mul_lazy_ifma(&l0, &out[0], &out[1]);
+    g16__fp8_mul2_lazy_ifma(&l1, &out[1], &out[1], &l2, &l0, &out[0]);
+    g16__fp8_mul_ifma(&c1, &out[1], &out[1]);
+    g16__fp8_mul_ifma(&c2, &u, &out[0]); /* u: the canonical out[0]·out[1] */
+    check_limbs_52(&l0);
+    check_limbs_52(&l1);
+    check_limbs_52(&l2);
+    for (int k = 0; k < 8; k++) {
+        lane_to_mpz(want, &u, k);
+        check_lazy_lane(&l0, k, want, p2m1);
+        lane_to_mpz(want, &c1, k);
+        check_lazy_lane(&l1, k, want, p2m1);
+        lane_to_mpz(want, &c2, k);
+        check_lazy_lane(&l2, k, want, p2m1);
+    }
     mpz_clears(za, zb, want, p, p2m1, p2, NULL);
 }
 

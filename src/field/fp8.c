@@ -194,53 +194,104 @@ __attribute__((target("avx512f"))) static inline __m512i fp8_bcast(const uint64_
     return r;
 }
 
-__attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a,
-                                                                     const g16__fp8 *b)
+/* r = a·b·2^(-416) (the carry of a finished column taken from its own limbs, see below). The
+ * same Montgomery product as the portable code (the same m_i, so the same value, < 2p before the
+ * final subtraction), scheduled for latency: the CIOS loop above (until 2026-12-03) chained four
+ * VPMADD52 per accumulator and round and the reduction's m_i through the carry of column i, so
+ * one product took ~107 ns against ~41 ns of VPMADD52 throughput (264 of them at ~0.155 ns).
+ * Here:
+ *   - column k has two accumulators, lo[k] (the lo52 pieces) and hi[k] (the hi52 pieces): each
+ *     takes two VPMADD52 per round instead of four;
+ *   - row i + 1 of a·b is issued before reduction round i, so that column i + 1's product
+ *     pieces are in before round i's reduction pieces arrive (the m chain waits only on those);
+ *   - round i's carry into column i + 1 is read off column i before the reduction: with
+ *     s = column i's sum, s + lo52(m_i·p_0) ≡ 0 mod 2^52 and both are below 2^52 in their low
+ *     limb, so the carry is (s >> 52) + (s mod 2^52 != 0) = (s + 2^52 − 1) >> 52; lo52(m_i·p_0)
+ *     itself is never added.
+ * Column sums stay < 2^58 (at most 16 product and 16 reduction pieces < 2^52, plus carries).
+ * The end: V = Σ columns 8..15 normalized and V − p normalized, two independent carry chains,
+ * the non-negative one kept. */
+__attribute__((target("avx512f,avx512ifma"), always_inline)) static inline void fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a,
+                                                                                             const g16__fp8 *b, int lazy)
 {
     const __m512i z = _mm512_setzero_si512();
     const __m512i mask = _mm512_set1_epi64((long long)M52);
     const __m512i n0 = _mm512_set1_epi64((long long)fp8_n0);
-    __m512i p[8], av[8], t[9];
-    /* Full unrolling keeps T, a and p in ZMM registers (a loop over arrays would spill them). */
+    __m512i lo[17], hi[17], bi, c = z;
+    _Pragma("GCC unroll 17") for (int j = 0; j < 17; j++) lo[j] = hi[j] = z;
+    /* row 0 of the product */
+    bi = _mm512_loadu_si512((const void *)b->l[0]);
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
     {
-        p[j] = _mm512_set1_epi64((long long)g16__fp8_p52[j]);
-        av[j] = _mm512_loadu_si512((const void *)a->l[j]);
+        lo[j] = fp8_madd_lo_m(lo[j], bi, a->l[j]);
+        hi[j + 1] = fp8_madd_hi_m(hi[j + 1], bi, a->l[j]);
     }
-    _Pragma("GCC unroll 9") for (int j = 0; j < 9; j++) t[j] = z;
-    _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
+    FP8_GCC_UNROLL8 for (int i = 0; i < 8; i++)
     {
-        __m512i bi = _mm512_loadu_si512((const void *)b->l[i]);
+        if (i + 1 < 8) { /* row i + 1 */
+            bi = _mm512_loadu_si512((const void *)b->l[i + 1]);
+            _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+            {
+                lo[i + 1 + j] = fp8_madd_lo_m(lo[i + 1 + j], bi, a->l[j]);
+                hi[i + 2 + j] = fp8_madd_hi_m(hi[i + 2 + j], bi, a->l[j]);
+            }
+        }
+        /* reduction round i: column i is complete */
+        __m512i s = _mm512_add_epi64(_mm512_add_epi64(lo[i], hi[i]), c);
+        __m512i m = _mm512_madd52lo_epu64(z, s, n0);
+        c = _mm512_srli_epi64(_mm512_add_epi64(s, mask), 52); /* ceil(s / 2^52) */
+        hi[i + 1] = _mm512_madd52hi_epu64(hi[i + 1], m, fp8_bcast(&g16__fp8_p52[0]));
+        _Pragma("GCC unroll 8") for (int j = 1; j < 8; j++)
+        {
+            __m512i pj = fp8_bcast(&g16__fp8_p52[j]);
+            lo[i + j] = _mm512_madd52lo_epu64(lo[i + j], m, pj);
+            hi[i + j + 1] = _mm512_madd52hi_epu64(hi[i + j + 1], m, pj);
+        }
+    }
+    /* V = columns 8..15 (+ the carry of column 7); d = V − p limb by limb */
+    __m512i v[8], w[8], cv = z, cw = z;
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+    {
+        v[j] = _mm512_add_epi64(lo[8 + j], hi[8 + j]);
+        if (j == 0)
+            v[j] = _mm512_add_epi64(v[j], c);
+        w[j] = _mm512_sub_epi64(v[j], _mm512_set1_epi64((long long)g16__fp8_p52[j]));
+    }
+    if (lazy) { /* V < 2p, normalized: no subtraction */
         _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
         {
-            t[j] = _mm512_madd52lo_epu64(t[j], av[j], bi);
-            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], av[j], bi);
+            __m512i x = _mm512_add_epi64(v[j], cv);
+            cv = _mm512_srai_epi64(x, 52);
+            _mm512_storeu_si512((void *)r->l[j], _mm512_and_si512(x, mask));
         }
-        __m512i m = _mm512_madd52lo_epu64(z, t[0], n0);
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        {
-            t[j] = _mm512_madd52lo_epu64(t[j], m, p[j]);
-            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], m, p[j]);
-        }
-        t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52));
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) t[j] = t[j + 1];
-        t[8] = z;
+        return;
     }
-    _Pragma("GCC unroll 7") for (int j = 0; j < 7; j++)
-    {
-        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
-        t[j] = _mm512_and_si512(t[j], mask);
-    }
-    __m512i d[8], borrow = z;
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
     {
-        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(t[j], p[j]), borrow);
-        borrow = _mm512_srli_epi64(x, 63);
-        d[j] = _mm512_and_si512(x, mask);
+        __m512i x = _mm512_add_epi64(v[j], cv), y = _mm512_add_epi64(w[j], cw);
+        cv = _mm512_srai_epi64(x, 52);
+        cw = _mm512_srai_epi64(y, 52);
+        v[j] = _mm512_and_si512(x, mask);
+        w[j] = _mm512_and_si512(y, mask);
     }
-    __mmask8 keep_t = _mm512_cmpneq_epi64_mask(borrow, z);
+    __mmask8 neg = _mm512_cmplt_epi64_mask(cw, z); /* V < p: keep V */
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(keep_t, d[j], t[j]));
+        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(neg, w[j], v[j]));
+}
+
+__attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a,
+                                                                     const g16__fp8 *b)
+{
+    fp8_mul_ifma(r, a, b, 0);
+}
+
+/* The final subtraction of p is a fifth of the product's non-VPMADD52 vector work, and those
+ * share the two ports with the VPMADD52: without it a product measured 80-88 ns against 95-101
+ * (build-rel/ab/kb.c, 2026-12-03). */
+__attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul_lazy_ifma(g16__fp8 *r, const g16__fp8 *a,
+                                                                          const g16__fp8 *b)
+{
+    fp8_mul_ifma(r, a, b, 1);
 }
 
 /* Two independent products in one pass: r0 = a0·b0, r1 = a1·b1, g16__fp8_mul_ifma's steps
@@ -251,9 +302,10 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul_ifma(g16__fp8 *r
  * dev VM). The operands' rows are memory operands of the VPMADD52 and p is broadcast per use,
  * or the 18 accumulators and 16 rows spill. Outputs may alias any input (all loads come before
  * the stores). */
-__attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul2_ifma(g16__fp8 *r0, const g16__fp8 *a0,
-                                                                      const g16__fp8 *b0, g16__fp8 *r1,
-                                                                      const g16__fp8 *a1, const g16__fp8 *b1)
+__attribute__((target("avx512f,avx512ifma"), always_inline)) static inline void fp8_mul2_ifma(g16__fp8 *r0, const g16__fp8 *a0,
+                                                                                              const g16__fp8 *b0, g16__fp8 *r1,
+                                                                                              const g16__fp8 *a1, const g16__fp8 *b1,
+                                                                                              int lazy)
 {
     const __m512i z = _mm512_setzero_si512();
     const __m512i mask = _mm512_set1_epi64((long long)M52);
@@ -297,6 +349,14 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul2_ifma(g16__fp8 *
         t[j] = _mm512_and_si512(t[j], mask);
         u[j] = _mm512_and_si512(u[j], mask);
     }
+    if (lazy) { /* < 2p, normalized */
+        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        {
+            _mm512_storeu_si512((void *)r0->l[j], t[j]);
+            _mm512_storeu_si512((void *)r1->l[j], u[j]);
+        }
+        return;
+    }
     __m512i bt = z, bu = z;
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
     {
@@ -316,10 +376,24 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul2_ifma(g16__fp8 *
     }
 }
 
+__attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul2_ifma(g16__fp8 *r0, const g16__fp8 *a0,
+                                                                      const g16__fp8 *b0, g16__fp8 *r1,
+                                                                      const g16__fp8 *a1, const g16__fp8 *b1)
+{
+    fp8_mul2_ifma(r0, a0, b0, r1, a1, b1, 0);
+}
+
+__attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul2_lazy_ifma(g16__fp8 *r0, const g16__fp8 *a0,
+                                                                           const g16__fp8 *b0, g16__fp8 *r1,
+                                                                           const g16__fp8 *a1, const g16__fp8 *b1)
+{
+    fp8_mul2_ifma(r0, a0, b0, r1, a1, b1, 1);
+}
+
 /* Squaring: the full product first (operand scanning: the 28 cross products once, the sums
- * doubled, then the 8 squares), then 8 Montgomery rounds on the 16 accumulators: 208 VPMADD52
- * instead of 264. Column sums stay < 2^57 before the reduction (8 cross pieces < 2^52, doubled,
- * plus 2 square pieces) and < 2^58 after it (16 more pieces and the carries). Same output as
+ * doubled, then the 8 squares), then 8 Montgomery rounds as in g16__fp8_mul_ifma (its column
+ * carry, hi52 pieces apart): 200 VPMADD52 instead of 264. Column sums stay < 2^57 before the
+ * reduction (8 cross pieces < 2^52, doubled, plus 2 square pieces) and < 2^58 after it. Same output as
  * g16__fp8_mul_ifma(r, a, a): both are the canonical a²·2^(-416) mod p. */
 __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_sqr_ifma(g16__fp8 *r, const g16__fp8 *a)
 {
@@ -343,32 +417,42 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_sqr_ifma(g16__fp8 *r
         t[2 * i] = _mm512_madd52lo_epu64(t[2 * i], av[i], av[i]);
         t[2 * i + 1] = _mm512_madd52hi_epu64(t[2 * i + 1], av[i], av[i]);
     }
+    /* reduction as in g16__fp8_mul_ifma: the hi52 pieces in their own accumulators h, the carry
+     * of column i read off it (lo52(m·p0) never added), V and V − p normalized side by side */
+    __m512i h[17], c = z;
+    _Pragma("GCC unroll 17") for (int j = 0; j < 17; j++) h[j] = z;
     _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
     {
-        __m512i m = _mm512_madd52lo_epu64(z, t[i], n0);
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        __m512i s = _mm512_add_epi64(_mm512_add_epi64(t[i], h[i]), c);
+        __m512i m = _mm512_madd52lo_epu64(z, s, n0);
+        c = _mm512_srli_epi64(_mm512_add_epi64(s, mask), 52); /* ceil(s / 2^52) */
+        h[i + 1] = _mm512_madd52hi_epu64(h[i + 1], m, fp8_bcast(&g16__fp8_p52[0]));
+        _Pragma("GCC unroll 8") for (int j = 1; j < 8; j++)
         {
-            __m512i pj = _mm512_set1_epi64((long long)g16__fp8_p52[j]);
+            __m512i pj = fp8_bcast(&g16__fp8_p52[j]);
             t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, pj);
-            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], m, pj);
+            h[i + j + 1] = _mm512_madd52hi_epu64(h[i + j + 1], m, pj);
         }
-        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
     }
-    _Pragma("GCC unroll 7") for (int j = 8; j < 15; j++)
-    {
-        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
-        t[j] = _mm512_and_si512(t[j], mask);
-    }
-    __m512i d[8], borrow = z;
+    __m512i v[8], w[8], cv = z, cw = z;
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
     {
-        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(t[8 + j], _mm512_set1_epi64((long long)g16__fp8_p52[j])), borrow);
-        borrow = _mm512_srli_epi64(x, 63);
-        d[j] = _mm512_and_si512(x, mask);
+        v[j] = _mm512_add_epi64(t[8 + j], h[8 + j]);
+        if (j == 0)
+            v[j] = _mm512_add_epi64(v[j], c);
+        w[j] = _mm512_sub_epi64(v[j], _mm512_set1_epi64((long long)g16__fp8_p52[j]));
     }
-    __mmask8 keep_t = _mm512_cmpneq_epi64_mask(borrow, z);
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(keep_t, d[j], t[8 + j]));
+    {
+        __m512i x = _mm512_add_epi64(v[j], cv), y = _mm512_add_epi64(w[j], cw);
+        cv = _mm512_srai_epi64(x, 52);
+        cw = _mm512_srai_epi64(y, 52);
+        v[j] = _mm512_and_si512(x, mask);
+        w[j] = _mm512_and_si512(y, mask);
+    }
+    __mmask8 neg = _mm512_cmplt_epi64_mask(cw, z); /* V < p: keep V */
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(neg, w[j], v[j]));
 }
 
 /* Additive operations: AVX512F only (implied by IFMA), eight lanes per instruction, fp8.h's
@@ -433,6 +517,7 @@ __attribute__((target("avx512f"))) void g16__fp8_scatter_avx512(g16__fp52 *const
 #if defined(__x86_64__)
 /* Keep the symbol (tests name it); never chosen by the dispatch, since have_ifma is 0. */
 void g16__fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b) { g16__fp8_mul_portable(r, a, b); }
+void g16__fp8_mul_lazy_ifma(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b) { g16__fp8_mul_portable(r, a, b); }
 void g16__fp8_sqr_ifma(g16__fp8 *r, const g16__fp8 *a) { g16__fp8_mul_portable(r, a, a); }
 void g16__fp8_mul2_ifma(g16__fp8 *r0, const g16__fp8 *a0, const g16__fp8 *b0, g16__fp8 *r1, const g16__fp8 *a1,
                         const g16__fp8 *b1)
@@ -441,6 +526,11 @@ void g16__fp8_mul2_ifma(g16__fp8 *r0, const g16__fp8 *a0, const g16__fp8 *b0, g1
     g16__fp8_mul_portable(&t, a0, b0);
     g16__fp8_mul_portable(r1, a1, b1);
     *r0 = t;
+}
+void g16__fp8_mul2_lazy_ifma(g16__fp8 *r0, const g16__fp8 *a0, const g16__fp8 *b0, g16__fp8 *r1,
+                             const g16__fp8 *a1, const g16__fp8 *b1)
+{
+    g16__fp8_mul2_ifma(r0, a0, b0, r1, a1, b1);
 }
 #endif
 #endif

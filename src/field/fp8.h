@@ -77,6 +77,12 @@ void g16__fp8_sqr_ifma(g16__fp8 *r, const g16__fp8 *a);                     /* t
  * throughput of two calls); outputs may alias any input. Only if have_ifma. */
 void g16__fp8_mul2_ifma(g16__fp8 *r0, const g16__fp8 *a0, const g16__fp8 *b0, g16__fp8 *r1, const g16__fp8 *a1,
                         const g16__fp8 *b1);
+/* Lazy products: the same value mod p with limbs < 2^52 but only < 2p (no final subtraction of
+ * p), for a product that only feeds other products (see g16__fp8_mul's input bound: two lazy
+ * operands, < 2p each, still give a·b < p·2^416). Only if have_ifma (elsewhere: canonical). */
+void g16__fp8_mul_lazy_ifma(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b);
+void g16__fp8_mul2_lazy_ifma(g16__fp8 *r0, const g16__fp8 *a0, const g16__fp8 *b0, g16__fp8 *r1,
+                             const g16__fp8 *a1, const g16__fp8 *b1);
 #endif
 /* 1 when the IFMA code is compiled in, the CPU has AVX512F + AVX512IFMA and the OS saves ZMM state. */
 int g16__fp8_have_ifma(void);

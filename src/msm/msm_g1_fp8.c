@@ -28,7 +28,7 @@ enum { L_ADD, L_DBL, L_INF };
 /* What the backward pass needs of a group, written by the forward pass (which gathers every
  * coordinate once: the backward pass then reads this sequentially instead of gathering again). */
 typedef struct {
-    g16__fp8 prefix; /* product of the lane's earlier denominators */
+    g16__fp8 prefix; /* product of the lane's earlier denominators; lazy (< 2p) on the AVX-512 path */
     g16__fp8 den;    /* x_P − x_B (2·y_B doubling, 1 cancelling); lazy (< 2p) on the AVX-512 path */
     g16__fp8 num;    /* y_P − y_B with y_P negated for subtraction (3·x_B² doubling); lazy (<= 2p) */
     g16__fp8 sx;     /* x_B + x_P (AVX-512 path: the limb sums, < 2^53, not normalized) */
@@ -44,6 +44,7 @@ struct g16__p1_lanes {
     lane_group *grp;        /* per group of eight entries (g16__alloc_large) */
     uint8_t *special;       /* per group: lanes whose entry is not a plain addition */
     uint8_t *kind;          /* per entry: L_ADD, L_DBL, L_INF */
+    g16__p1_lane_entry *fold; /* g16__p1_lanes_fold's batch (cap entries) */
     size_t cap;
     int avx512;             /* gathers/scatters straight to the AVX-512 transposes (IFMA implies it) */
 };
@@ -72,7 +73,8 @@ g16__p1_lanes *g16__p1_lanes_create(size_t nb, size_t cap)
     L->grp = g16__alloc_large(ng * sizeof *L->grp);
     L->special = malloc(ng);
     L->kind = malloc(ng * 8);
-    if (!L->bk || !L->grp || !L->special || !L->kind) {
+    L->fold = malloc(cap * sizeof *L->fold);
+    if (!L->bk || !L->grp || !L->special || !L->kind || !L->fold) {
         g16__p1_lanes_destroy(L);
         return NULL;
     }
@@ -90,6 +92,7 @@ void g16__p1_lanes_destroy(g16__p1_lanes *L)
     g16__free_large(L->grp, (L->cap + 7) / 8 * sizeof *L->grp);
     free(L->special);
     free(L->kind);
+    free(L->fold);
     free(L);
 }
 
@@ -392,9 +395,11 @@ static void group_backward(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t
 /* The batch on AVX-512 IFMA: the same steps with the coordinates in registers (fp8.h's
  * g16__fp8v helpers inlined, their carry chains overlapping) and lazy operands where a
  * difference only feeds a product: den = x_P − x_B + p, num = ±y_P − y_B (+ p or 2p), t = x_B −
- * x3 + p, one carry chain each; x_P = x_B is found by comparing limbs. Buckets get canonical
- * x3, y3 (the products are canonical whatever their lazy inputs), so the limbs are those of
- * the portable code. The prefix products are written in place (no copies). */
+ * x3 + p, one carry chain each; x_P = x_B is found by comparing limbs. The products that only
+ * feed products are lazy too (< 2p: the prefix chain, its inverses 1/den and the running inverse,
+ * λ; their final subtraction of p skipped); λ² and λ(x_B − x3) are canonical, so buckets get
+ * canonical x3, y3 and the limbs are those of the portable code. The prefix products are written
+ * in place (no copies). */
 #define LANES_AVX512 __attribute__((target("avx512f,avx512ifma")))
 
 LANES_AVX512 static void batch_forward_avx512(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m,
@@ -442,7 +447,7 @@ LANES_AVX512 static void batch_forward_avx512(g16__p1_lanes *L, const g16__p1_la
         L->special[g] = 0;
         if (zero)
             classify_special(L, e, g, zero, bk, pt, G);
-        g16__fp8_mul_ifma(g + 1 < ng ? &L->grp[g + 1].prefix : acc, &G->prefix, &G->den);
+        g16__fp8_mul_lazy_ifma(g + 1 < ng ? &L->grp[g + 1].prefix : acc, &G->prefix, &G->den);
     }
 }
 
@@ -452,8 +457,8 @@ LANES_AVX512 static void group_backward_avx512(g16__p1_lanes *L, const g16__p1_l
     const lane_group *G = &L->grp[g];
     g16__fp8 dinv, lam, t;
     g16__fp8v a, b, d, x3, y3;
-    g16__fp8_mul2_ifma(&dinv, inv, &G->prefix, inv, inv, &G->den); /* independent: one pass */
-    g16__fp8_mul_ifma(&lam, &G->num, &dinv);
+    g16__fp8_mul2_lazy_ifma(&dinv, inv, &G->prefix, inv, inv, &G->den); /* independent: one pass */
+    g16__fp8_mul_lazy_ifma(&lam, &G->num, &dinv);
     g16__fp8_sqr_ifma(&t, &lam);
     g16__fp8v_load(&a, &t);
     g16__fp8v_load(&b, &G->sx);
@@ -491,6 +496,36 @@ void g16__p1_lanes_batch(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m
     invert_lanes(&inv, &acc);
     for (size_t g = (m + 7) / 8; g-- > 0;)
         group_backward(L, e, m, g, &inv, filled);
+}
+
+void g16__p1_lanes_fold(g16__p1_lanes *L, size_t slot0, size_t n, size_t per, uint8_t *filled)
+{
+    g16__p1_lane_entry *e = L->fold;
+    for (size_t step = 1; step < per; step *= 2) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            for (size_t l = 0; l + step < per; l += 2 * step) {
+                size_t dst = slot0 + i * per + l, src = dst + step;
+                if (!filled[src])
+                    continue;
+                filled[src] = 0; /* its point stays in place until the batch has read it */
+                if (!filled[dst]) {
+                    L->bk[dst] = L->bk[src];
+                    filled[dst] = 1;
+                    continue;
+                }
+                e[m].b = (uint32_t)dst;
+                e[m].neg = 0;
+                e[m].p = NULL;
+                e[m].q = &L->bk[src];
+                if (++m == L->cap) {
+                    g16__p1_lanes_batch(L, e, m, filled);
+                    m = 0;
+                }
+            }
+        }
+        g16__p1_lanes_batch(L, e, m, filled);
+    }
 }
 
 /* ---------------- the bucket reduction ---------------- */

@@ -70,6 +70,13 @@ void g16__p1_lanes_bucket(g16_p1_affine *r, const g16__p1_lanes *L, size_t slot)
  * entries that cancel their bucket. */
 void g16__p1_lanes_batch(g16__p1_lanes *L, const g16__p1_lane_entry *e, size_t m, uint8_t *filled);
 
+/* Each of the n logical buckets whose slots are slot0 + i·per + l (0 <= l < per, per a power of
+ * two) summed into its first slot by batch additions (log2(per) rounds, pairs of slots), the
+ * other slots emptied; filled[] updated. Before g16__p1_lanes_reduce: its running sums then add
+ * one affine point per logical bucket (an XYZZ mixed addition: 10 lane products for eight
+ * buckets) instead of per (a batch addition: 6 lane products for eight entries). */
+void g16__p1_lanes_fold(g16__p1_lanes *L, size_t slot0, size_t n, size_t per, uint8_t *filled);
+
 /* msm_tmpl.h's XYZZ point (x = X/ZZ, y = Y/ZZZ; ZZ = 0, all zero, is infinity), same layout. */
 typedef struct {
     g16_fp x, y, zz, zzz;

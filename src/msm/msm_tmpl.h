@@ -280,6 +280,12 @@ static void acc_free(acc_state *s)
 #endif
 }
 
+#if MSM_LANES
+/* Windows with at most this many slots per logical bucket reduce in lanes (a narrow top window
+ * has more: it stays scalar, its buckets are few). */
+#define LANES_REDUCE_MAX_SLOTS 4
+#endif
+
 /* nlogical[w]: digit values of each of the nwin windows; cap: batch size; lanes: affine buckets
  * on the lane path (MSM_LANES only). */
 static int acc_init(acc_state *s, const size_t *nlogical, size_t nwin, int affine, size_t cap, int lanes)
@@ -298,6 +304,15 @@ static int acc_init(acc_state *s, const size_t *nlogical, size_t nwin, int affin
         /* enough lanes that the window's share of a batch rarely meets a slot twice */
         while (affine && aw->nlogical * aw->lanes < 2 * share)
             aw->lanes *= 2;
+#if MSM_LANES
+        /* Lane path: twice that where the window still reduces in lanes: fewer points meet
+         * their slot in the running batch (pending list) twice (XYZZ overflow). G1 2^16, c = 11,
+         * one thread, alternated, min / median ms: batches of 2048, two -> four slots (pending
+         * 16% -> 1.6% of the additions, overflow 1% -> 0.01%): 223 / 262 -> 215 / 245; batches
+         * of 1024 (LANES_MAX_BATCH now), one -> two slots: 273.8 / 352.2 -> 203.4 / 260.1. */
+        if (affine && lanes && aw->lanes * 2 <= LANES_REDUCE_MAX_SLOTS)
+            aw->lanes *= 2;
+#endif
         aw->slot0 = s->nb;
         aw->turn0 = nturn;
         s->nb += aw->nlogical * aw->lanes;
@@ -658,10 +673,6 @@ static void lanes_pass(const acc_state *s, g16__p1_lane_seg *seg, const size_t *
     }
 }
 
-/* Windows with at most this many slots per logical bucket reduce in lanes (a narrow top window
- * has more: it stays scalar, its buckets are few). */
-#define LANES_REDUCE_MAX_SLOTS 4
-
 /* acc_reduce_weighted of every window of s in Fp8 lanes: the windows are cut into runs of equal
  * length so that the passes fill all eight lanes (a task holds two windows at 2^16, c = 11). */
 static void acc_reduce_lanes(const acc_state *s, xyzz *out, size_t stride)
@@ -678,6 +689,9 @@ static void acc_reduce_lanes(const acc_state *s, xyzz *out, size_t stride)
             acc_reduce_weighted(&out[w * stride], s, w);
         }
     }
+    for (size_t w = 0; w < s->nwin; w++)
+        if (s->win[w].lanes > 1 && s->win[w].lanes <= LANES_REDUCE_MAX_SLOTS)
+            g16__p1_lanes_fold(s->ln, s->win[w].slot0, s->win[w].nlogical, s->win[w].lanes, s->filled);
     size_t passes = (nel + 7) / 8, len = passes ? (total + 8 * passes - 1) / (8 * passes) : 0;
     for (size_t w = 0; w < s->nwin && len; w++) {
         const acc_win *aw = &s->win[w];
