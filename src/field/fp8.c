@@ -211,8 +211,8 @@ __attribute__((target("avx512f"))) static inline __m512i fp8_bcast(const uint64_
  * Column sums stay < 2^58 (at most 16 product and 16 reduction pieces < 2^52, plus carries).
  * The end: V = Σ columns 8..15 normalized and V − p normalized, two independent carry chains,
  * the non-negative one kept. */
-__attribute__((target("avx512f,avx512ifma"), always_inline)) static inline void fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a,
-                                                                                             const g16__fp8 *b, int lazy)
+__attribute__((target("avx512f,avx512ifma"), always_inline)) static inline void
+fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b, int lazy)
 {
     const __m512i z = _mm512_setzero_si512();
     const __m512i mask = _mm512_set1_epi64((long long)M52);
@@ -302,10 +302,9 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul_lazy_ifma(g16__f
  * dev VM). The operands' rows are memory operands of the VPMADD52 and p is broadcast per use,
  * or the 18 accumulators and 16 rows spill. Outputs may alias any input (all loads come before
  * the stores). */
-__attribute__((target("avx512f,avx512ifma"), always_inline)) static inline void fp8_mul2_ifma(g16__fp8 *r0, const g16__fp8 *a0,
-                                                                                              const g16__fp8 *b0, g16__fp8 *r1,
-                                                                                              const g16__fp8 *a1, const g16__fp8 *b1,
-                                                                                              int lazy)
+__attribute__((target("avx512f,avx512ifma"), always_inline)) static inline void
+fp8_mul2_ifma(g16__fp8 *r0, const g16__fp8 *a0, const g16__fp8 *b0, g16__fp8 *r1, const g16__fp8 *a1,
+              const g16__fp8 *b1, int lazy)
 {
     const __m512i z = _mm512_setzero_si512();
     const __m512i mask = _mm512_set1_epi64((long long)M52);

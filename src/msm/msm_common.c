@@ -216,10 +216,9 @@ static const struct {
 /*
  * The G1 lane path (msm_g1_fp8.h) adds about 2.5x faster while the XYZZ bucket reduction costs
  * the same, so it takes windows 2 bits smaller (a quarter of the buckets) from c = 12 up, and
- * larger batches (LANES_MAX_BATCH). Measured A/B in
- * one process, one thread, lane path (/work/notes/msm_fp8_results.md): G1 2^16 c13/b1024 ->
- * c11/b2048 1.17-1.24x, c10/b2048 1.20-1.22x, c12/b512 0.92-1.03x; G1 2^18 c14/auto -> c12/b2048
- * 1.17-1.18x, c13/b2048 0.93x.
+ * larger batches (LANES_MAX_BATCH). Measured A/B in one process, one thread, lane path
+ * (2026-12-02): G1 2^16 c13/b1024 -> c11/b2048 1.17-1.24x, c10/b2048 1.20-1.22x, c12/b512
+ * 0.92-1.03x; G1 2^18 c14/auto -> c12/b2048 1.17-1.18x, c13/b2048 0.93x.
  */
 #define LANES_WINDOW_FROM 12
 #define LANES_WINDOW_LESS 2
@@ -230,13 +229,13 @@ static const struct {
  * (acc_init) measured 219.3 / 236.2: the smaller batch keeps buckets and batch scratch in L2. */
 #define LANES_MAX_BATCH 1024
 /* Windows per task on the lane path: up to 4096 logical buckets (1 MiB of lane-format buckets at
- * two slots each), at most 4 windows. Alternated, one thread, min / median ms (2026-12-03):
- * 2^16 (c = 11) 2 -> 4 windows 220.6 / 257.8 -> 209.7 / 240.8 (24 MSMs each), 189.6 / 239.4
- * -> 187.7 / 227.9 (24), 231.1 / 257.3 -> 217.1 / 258.0 (20), 200.3 / 225.1 -> 202.6 / 223.5
- * (24): a few per cent, at the noise's edge; 2^17 (c = 11) 414.9 / 438.6 vs 416.4 / 444.5 (10); 2^18 (c = 12) 1 -> 2
+ * two slots each), at most 4 windows: fewer tasks read the bases (8 MiB in the lane format at
+ * 2^16), fewer times. Alternated, one thread, min / median ms (2026-12-03): 2^16 (c = 11) 2 -> 4
+ * windows 220.6 / 257.8 -> 209.7 / 240.8 (24 MSMs each), 189.6 / 239.4 -> 187.7 / 227.9 (24),
+ * 231.1 / 257.3 -> 217.1 / 258.0 (20), 200.3 / 225.1 -> 202.6 / 223.5 (24): a few per cent, at
+ * the noise's edge; 2^17 (c = 11) 414.9 / 438.6 vs 416.4 / 444.5 (10); 2^18 (c = 12) 1 -> 2
  * windows 847 / 913 -> 844 / 868 (6); 2^14 (c = 10) 5 vs 3 windows 53.3 / 73.1 vs 53.5 / 72.6,
- * 8 windows 57.8 / 80.7 (25); built in, 5 -> 4 windows 69.1 / 70.9 -> 67.2 / 70.6 (20). Fewer tasks read the bases (8 MiB in lane format at 2^16) fewer
- * times. */
+ * 8 windows 57.8 / 80.7 (25); as built, 5 -> 4 windows 69.1 / 70.9 -> 67.2 / 70.6 (20). */
 #define LANES_GROUP_BUCKETS 4096
 #define LANES_GROUP_WINDOWS 4
 

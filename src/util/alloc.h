@@ -8,8 +8,9 @@
  * Mapped memory is not touched here, so the first write decides its NUMA node (a length reused from
  * the thread's cache, G16__ALLOC_CACHE_MAX, stays where that thread first wrote it).
  * Failure (0 bytes, size overflow, out of memory) returns NULL; nothing here aborts.
- * Thread-safe (a buffer may be freed on another thread than the one that allocated it). g16__free_large has the signature of a g16__free_async free function, so a big
- * buffer can be handed to the background freeing thread (bgfree.h).
+ * Thread-safe (a buffer may be freed on another thread than the one that allocated it).
+ * g16__free_large has the signature of a g16__free_async free function, so a big buffer can be
+ * handed to the background freeing thread (bgfree.h).
  */
 #ifndef G16_UTIL_ALLOC_H
 #define G16_UTIL_ALLOC_H
