@@ -194,6 +194,64 @@ __attribute__((target("avx512f"))) static inline __m512i fp8_bcast(const uint64_
     return r;
 }
 
+/* Reduction round i of the column sums lo[] + hi[] (g16__fp8_mul_ifma's scheme, shared with the
+ * squaring): m_i from column i plus the carry *c in, the carry of column i out through *c, and
+ * m_i·p's pieces into lo[i + 1 ..] / hi[i + 1 ..]. */
+__attribute__((target("avx512f,avx512ifma"), always_inline)) static inline void fp8_round(__m512i *lo, __m512i *hi,
+                                                                                        int i, __m512i *c)
+{
+    const __m512i z = _mm512_setzero_si512();
+    const __m512i mask = _mm512_set1_epi64((long long)M52);
+    __m512i s = _mm512_add_epi64(_mm512_add_epi64(lo[i], hi[i]), *c);
+    __m512i m = _mm512_madd52lo_epu64(z, s, _mm512_set1_epi64((long long)fp8_n0));
+    *c = _mm512_srli_epi64(_mm512_add_epi64(s, mask), 52); /* ceil(s / 2^52) */
+    hi[i + 1] = _mm512_madd52hi_epu64(hi[i + 1], m, fp8_bcast(&g16__fp8_p52[0]));
+    _Pragma("GCC unroll 8") for (int j = 1; j < 8; j++)
+    {
+        __m512i pj = fp8_bcast(&g16__fp8_p52[j]);
+        lo[i + j] = _mm512_madd52lo_epu64(lo[i + j], m, pj);
+        hi[i + j + 1] = _mm512_madd52hi_epu64(hi[i + j + 1], m, pj);
+    }
+}
+
+/* The end of a product after its 8 rounds: V = columns 8..15 (+ the carry c of column 7) into r,
+ * normalized; canonical unless lazy (V and V − p normalized by two independent chains, the
+ * non-negative one kept; lazy: V < 2p as it is). */
+__attribute__((target("avx512f,avx512ifma"), always_inline)) static inline void
+fp8_finish(g16__fp8 *r, const __m512i *lo, const __m512i *hi, __m512i c, int lazy)
+{
+    const __m512i z = _mm512_setzero_si512();
+    const __m512i mask = _mm512_set1_epi64((long long)M52);
+    __m512i v[8], w[8], cv = z, cw = z;
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+    {
+        v[j] = _mm512_add_epi64(lo[8 + j], hi[8 + j]);
+        if (j == 0)
+            v[j] = _mm512_add_epi64(v[j], c);
+        w[j] = _mm512_sub_epi64(v[j], _mm512_set1_epi64((long long)g16__fp8_p52[j]));
+    }
+    if (lazy) {
+        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        {
+            __m512i x = _mm512_add_epi64(v[j], cv);
+            cv = _mm512_srai_epi64(x, 52);
+            _mm512_storeu_si512((void *)r->l[j], _mm512_and_si512(x, mask));
+        }
+        return;
+    }
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+    {
+        __m512i x = _mm512_add_epi64(v[j], cv), y = _mm512_add_epi64(w[j], cw);
+        cv = _mm512_srai_epi64(x, 52);
+        cw = _mm512_srai_epi64(y, 52);
+        v[j] = _mm512_and_si512(x, mask);
+        w[j] = _mm512_and_si512(y, mask);
+    }
+    __mmask8 neg = _mm512_cmplt_epi64_mask(cw, z); /* V < p: keep V */
+    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(neg, w[j], v[j]));
+}
+
 /* r = a·b·2^(-416) (the carry of a finished column taken from its own limbs, see below). The
  * same Montgomery product as the portable code (the same m_i, so the same value, < 2p before the
  * final subtraction), scheduled for latency: the CIOS loop above (until 2026-12-03) chained four
@@ -215,8 +273,6 @@ __attribute__((target("avx512f,avx512ifma"), always_inline)) static inline void
 fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b, int lazy)
 {
     const __m512i z = _mm512_setzero_si512();
-    const __m512i mask = _mm512_set1_epi64((long long)M52);
-    const __m512i n0 = _mm512_set1_epi64((long long)fp8_n0);
     __m512i lo[17], hi[17], bi, c = z;
     _Pragma("GCC unroll 17") for (int j = 0; j < 17; j++) lo[j] = hi[j] = z;
     /* row 0 of the product */
@@ -236,47 +292,9 @@ fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a, const g16__fp8 *b, int lazy)
                 hi[i + 2 + j] = fp8_madd_hi_m(hi[i + 2 + j], bi, a->l[j]);
             }
         }
-        /* reduction round i: column i is complete */
-        __m512i s = _mm512_add_epi64(_mm512_add_epi64(lo[i], hi[i]), c);
-        __m512i m = _mm512_madd52lo_epu64(z, s, n0);
-        c = _mm512_srli_epi64(_mm512_add_epi64(s, mask), 52); /* ceil(s / 2^52) */
-        hi[i + 1] = _mm512_madd52hi_epu64(hi[i + 1], m, fp8_bcast(&g16__fp8_p52[0]));
-        _Pragma("GCC unroll 8") for (int j = 1; j < 8; j++)
-        {
-            __m512i pj = fp8_bcast(&g16__fp8_p52[j]);
-            lo[i + j] = _mm512_madd52lo_epu64(lo[i + j], m, pj);
-            hi[i + j + 1] = _mm512_madd52hi_epu64(hi[i + j + 1], m, pj);
-        }
+        fp8_round(lo, hi, i, &c); /* column i is complete */
     }
-    /* V = columns 8..15 (+ the carry of column 7); d = V − p limb by limb */
-    __m512i v[8], w[8], cv = z, cw = z;
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-    {
-        v[j] = _mm512_add_epi64(lo[8 + j], hi[8 + j]);
-        if (j == 0)
-            v[j] = _mm512_add_epi64(v[j], c);
-        w[j] = _mm512_sub_epi64(v[j], _mm512_set1_epi64((long long)g16__fp8_p52[j]));
-    }
-    if (lazy) { /* V < 2p, normalized: no subtraction */
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        {
-            __m512i x = _mm512_add_epi64(v[j], cv);
-            cv = _mm512_srai_epi64(x, 52);
-            _mm512_storeu_si512((void *)r->l[j], _mm512_and_si512(x, mask));
-        }
-        return;
-    }
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-    {
-        __m512i x = _mm512_add_epi64(v[j], cv), y = _mm512_add_epi64(w[j], cw);
-        cv = _mm512_srai_epi64(x, 52);
-        cw = _mm512_srai_epi64(y, 52);
-        v[j] = _mm512_and_si512(x, mask);
-        w[j] = _mm512_and_si512(y, mask);
-    }
-    __mmask8 neg = _mm512_cmplt_epi64_mask(cw, z); /* V < p: keep V */
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(neg, w[j], v[j]));
+    fp8_finish(r, lo, hi, c, lazy);
 }
 
 __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul_ifma(g16__fp8 *r, const g16__fp8 *a,
@@ -397,8 +415,6 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_mul2_lazy_ifma(g16__
 __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_sqr_ifma(g16__fp8 *r, const g16__fp8 *a)
 {
     const __m512i z = _mm512_setzero_si512();
-    const __m512i mask = _mm512_set1_epi64((long long)M52);
-    const __m512i n0 = _mm512_set1_epi64((long long)fp8_n0);
     __m512i av[8], t[16];
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) av[j] = _mm512_loadu_si512((const void *)a->l[j]);
     _Pragma("GCC unroll 16") for (int j = 0; j < 16; j++) t[j] = z;
@@ -420,38 +436,8 @@ __attribute__((target("avx512f,avx512ifma"))) void g16__fp8_sqr_ifma(g16__fp8 *r
      * of column i read off it (lo52(m·p0) never added), V and V − p normalized side by side */
     __m512i h[17], c = z;
     _Pragma("GCC unroll 17") for (int j = 0; j < 17; j++) h[j] = z;
-    _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
-    {
-        __m512i s = _mm512_add_epi64(_mm512_add_epi64(t[i], h[i]), c);
-        __m512i m = _mm512_madd52lo_epu64(z, s, n0);
-        c = _mm512_srli_epi64(_mm512_add_epi64(s, mask), 52); /* ceil(s / 2^52) */
-        h[i + 1] = _mm512_madd52hi_epu64(h[i + 1], m, fp8_bcast(&g16__fp8_p52[0]));
-        _Pragma("GCC unroll 8") for (int j = 1; j < 8; j++)
-        {
-            __m512i pj = fp8_bcast(&g16__fp8_p52[j]);
-            t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, pj);
-            h[i + j + 1] = _mm512_madd52hi_epu64(h[i + j + 1], m, pj);
-        }
-    }
-    __m512i v[8], w[8], cv = z, cw = z;
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-    {
-        v[j] = _mm512_add_epi64(t[8 + j], h[8 + j]);
-        if (j == 0)
-            v[j] = _mm512_add_epi64(v[j], c);
-        w[j] = _mm512_sub_epi64(v[j], _mm512_set1_epi64((long long)g16__fp8_p52[j]));
-    }
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-    {
-        __m512i x = _mm512_add_epi64(v[j], cv), y = _mm512_add_epi64(w[j], cw);
-        cv = _mm512_srai_epi64(x, 52);
-        cw = _mm512_srai_epi64(y, 52);
-        v[j] = _mm512_and_si512(x, mask);
-        w[j] = _mm512_and_si512(y, mask);
-    }
-    __mmask8 neg = _mm512_cmplt_epi64_mask(cw, z); /* V < p: keep V */
-    _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-        _mm512_storeu_si512((void *)r->l[j], _mm512_mask_blend_epi64(neg, w[j], v[j]));
+    _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) fp8_round(t, h, i, &c);
+    fp8_finish(r, t, h, c, 0);
 }
 
 /* Additive operations: AVX512F only (implied by IFMA), eight lanes per instruction, fp8.h's
