@@ -168,8 +168,9 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_sum(const void
         g1_sum_thread(in, out, seglen, MSM_SUM_GROUP, t);
 }
 
-template <int G2> __global__ static void __launch_bounds__(TPB) k_ones(const uint32_t *bits, uint64_t nwords, uint32_t Q,
-                                                                       const void *bases, void *out, uint64_t T)
+/* The ones' sums: the mixed addition inline, as k_acc0 (G1: 3 blocks per SM, G2: 2). */
+template <int G2> __global__ static void __launch_bounds__(TPB, G2 ? 2 : 3)
+    k_ones(const uint32_t *bits, uint64_t nwords, uint32_t Q, const void *bases, void *out, uint64_t T)
 {
     uint64_t t = gtid();
     if (t >= T)
@@ -250,7 +251,7 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_random(const v
         g2_set_inf(&acc);
         for (int j = 0; j < RANDOM_TABLE; j++)
             if ((h >> j) & 1)
-                g2_madd(&acc, (const aff *)table + j, 0);
+                g2_madd_inl(&acc, (const aff *)table + j, 0);
         if (g2_is_inf(&acc)) {
             gfp2_set_zero(&r.x);
             gfp2_set_zero(&r.y);
@@ -267,7 +268,7 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_random(const v
         g1_set_inf(&acc);
         for (int j = 0; j < RANDOM_TABLE; j++)
             if ((h >> j) & 1)
-                g1_madd(&acc, (const aff *)table + j, 0);
+                g1_madd_inl(&acc, (const aff *)table + j, 0);
         if (g1_is_inf(&acc)) {
             gfp_set_zero(&r.x);
             gfp_set_zero(&r.y);

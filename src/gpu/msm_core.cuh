@@ -100,6 +100,10 @@ G16_HD void gfp_mul_roll(gfp *r, const gfp *a, const gfp *b, int U)
     else
         gfp_mul(r, a, b);
 }
+/* The bucket reduction's running sums with the general addition inline (1) or as a call (0). */
+#ifndef G16_MSM_REDUCE_INL
+#define G16_MSM_REDUCE_INL 0
+#endif
 G16_HD void gfp_mul_inl(gfp *r, const gfp *a, const gfp *b) { gfp_mul_roll(r, a, b, G16_MSM_MUL_ROLL_G1); }
 G16_HD void gfp_sqr_inl(gfp *r, const gfp *a) { gfp_mul_inl(r, a, a); }
 G16_HD void gfp_mul_inl2(gfp *r, const gfp *a, const gfp *b) { gfp_mul_roll(r, a, b, G16_MSM_MUL_ROLL_G2); }
@@ -220,7 +224,12 @@ G16_HD void msm_plan_make(msm_plan *p, uint64_t m, uint32_t c, uint64_t threads0
     p->T0 = msm_div_up(p->N, p->per0);
     p->per = per >= 4 ? per : MSM_CARRY_PER;
     uint64_t total = (uint64_t)p->nwin * p->B, want = threads_red ? threads_red : 1;
+    /* at least c buckets per reduction thread: a thread's (s·L)·(segment total) costs about
+     * 1.5·log2(s·L) < 1.5·c general additions, no more than its 2L running-sum additions once
+     * L >= c (with L = 1, as G1 at 2^16 had: ~20 additions per bucket instead of ~3) */
     p->L = 1;
+    while (p->L < p->c && p->L < p->B)
+        p->L *= 2;
     while ((uint64_t)p->L < p->B && total / p->L > want)
         p->L *= 2;
     p->TR = p->B / p->L;

@@ -3,7 +3,7 @@
  * twice by msm_core.cuh (no include guard), after it defines
  *   MSM_FE        the coordinate field type (gfp for G1, gfp2 for G2)
  *   MSM_F(op)     that field's function name for op (gfp_mul, gfp2_mul, ...)
- *   MSM_P(name)   the group's name for name (g1_xyzz, g2_madd, ...)
+ *   MSM_P(name)   the group's name for name (g1_xyzz, g2_madd_inl, ...)
  *
  * Representations (variable-time code: MSM inputs are public):
  *   aff   (x, y); (0, 0) is infinity (as g16_p1_affine / g16_p2_affine, same bits).
@@ -72,10 +72,11 @@ G16_NI void MSM_P(dbl)(MSM_P(xyzz) *r, const MSM_P(xyzz) *a)
     r->x = t;
 }
 
-/* r += (neg ? −p : p); p affine, not infinity. Inline (G16_HD) for the level-0 accumulation's hot
- * loop, where r and p stay in registers (through a call, the accumulator lives on the stack and
- * every product reloads its operands from it). The rare cases (equal or opposite x) leave the inline path: a
- * doubling of ±p as a call, on a copy, so that r's address is never taken. */
+/* r += (neg ? −p : p); p affine, not infinity. Inline (G16_HD) for the hot loops (level-0
+ * accumulation, ones), where r and p stay in registers (through a call, the accumulator lives on
+ * the stack and every product reloads its operands from it). The rare cases (equal or opposite x)
+ * leave the inline path: a doubling of ±p as a call, on a copy, so that r's address is never
+ * taken. */
 G16_HD void MSM_P(madd_inl)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
 {
     MSM_FE u2, s2, pp, ppp, q, t, py;
@@ -118,9 +119,6 @@ G16_HD void MSM_P(madd_inl)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
     r->x = t;
 }
 
-/* The same sum as a call (the kernels outside the level-0 hot loop: one copy of the code each). */
-G16_NI void MSM_P(madd)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg) { MSM_P(madd_inl)(r, p, neg); }
-
 /* *r = *p; on the device as 128-bit read-only loads (the level-0 base reads are random: 6 / 12
  * requests per point instead of 24 / 48; affine points are 16-byte aligned in their arrays). */
 G16_HD void MSM_P(aff_load)(MSM_P(aff) *r, const MSM_P(aff) *p)
@@ -140,8 +138,25 @@ G16_HD void MSM_P(aff_load)(MSM_P(aff) *r, const MSM_P(aff) *p)
 #endif
 }
 
-/* r += b (general addition; b must not alias r). */
-G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b)
+/* One product of the general addition: inline with its row loop rolled (inl, msm_core.cuh's
+ * mul_inl) or the field's own product. */
+G16_HD void MSM_P(amul)(MSM_FE *r, const MSM_FE *a, const MSM_FE *b, int inl)
+{
+    if (inl)
+        MSM_F(mul_inl)(r, a, b);
+    else
+        MSM_F(mul)(r, a, b);
+}
+G16_HD void MSM_P(asqr)(MSM_FE *r, const MSM_FE *a, int inl)
+{
+    if (inl)
+        MSM_F(sqr_inl)(r, a);
+    else
+        MSM_F(sqr)(r, a);
+}
+
+/* r += b (general addition; b must not alias r), products as amul says. */
+G16_HD void MSM_P(add_gen)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b, int inl)
 {
     MSM_FE u1, u2, s1, s2, pp, ppp, q, t;
     if (MSM_P(is_inf)(b))
@@ -150,10 +165,10 @@ G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b)
         *r = *b;
         return;
     }
-    MSM_F(mul)(&u1, &r->x, &b->zz);
-    MSM_F(mul)(&u2, &b->x, &r->zz);
-    MSM_F(mul)(&s1, &r->y, &b->zzz);
-    MSM_F(mul)(&s2, &b->y, &r->zzz);
+    MSM_P(amul)(&u1, &r->x, &b->zz, inl);
+    MSM_P(amul)(&u2, &b->x, &r->zz, inl);
+    MSM_P(amul)(&s1, &r->y, &b->zzz, inl);
+    MSM_P(amul)(&s2, &b->y, &r->zzz, inl);
     MSM_F(sub)(&u2, &u2, &u1); /* P */
     MSM_F(sub)(&s2, &s2, &s1); /* R */
     if (MSM_F(is_zero)(&u2)) {
@@ -163,23 +178,27 @@ G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b)
             MSM_P(set_inf)(r);
         return;
     }
-    MSM_F(sqr)(&pp, &u2);
-    MSM_F(mul)(&ppp, &pp, &u2);
-    MSM_F(mul)(&q, &u1, &pp);
-    MSM_F(mul)(&r->zz, &r->zz, &b->zz);
-    MSM_F(mul)(&r->zz, &r->zz, &pp);
-    MSM_F(mul)(&r->zzz, &r->zzz, &b->zzz);
-    MSM_F(mul)(&r->zzz, &r->zzz, &ppp);
-    MSM_F(sqr)(&t, &s2);
+    MSM_P(asqr)(&pp, &u2, inl);
+    MSM_P(amul)(&ppp, &pp, &u2, inl);
+    MSM_P(amul)(&q, &u1, &pp, inl);
+    MSM_P(amul)(&r->zz, &r->zz, &b->zz, inl);
+    MSM_P(amul)(&r->zz, &r->zz, &pp, inl);
+    MSM_P(amul)(&r->zzz, &r->zzz, &b->zzz, inl);
+    MSM_P(amul)(&r->zzz, &r->zzz, &ppp, inl);
+    MSM_P(asqr)(&t, &s2, inl);
     MSM_F(sub)(&t, &t, &ppp);
     MSM_F(sub)(&t, &t, &q);
     MSM_F(sub)(&t, &t, &q);
     MSM_F(sub)(&q, &q, &t);
-    MSM_F(mul)(&q, &s2, &q);
-    MSM_F(mul)(&ppp, &s1, &ppp);
+    MSM_P(amul)(&q, &s2, &q, inl);
+    MSM_P(amul)(&ppp, &s1, &ppp, inl);
     MSM_F(sub)(&r->y, &q, &ppp);
     r->x = t;
 }
+
+/* The general addition as a call (one copy of the code per kernel) and inline (registers). */
+G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b) { MSM_P(add_gen)(r, b, 0); }
+G16_HD void MSM_P(add_inl)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b) { MSM_P(add_gen)(r, b, 1); }
 
 /* r = k·a for a small public k (double-and-add from the top bit); r must not alias a. */
 G16_HD void MSM_P(mul_small)(MSM_P(xyzz) *r, const MSM_P(xyzz) *a, uint32_t k)
@@ -349,8 +368,13 @@ G16_HD void MSM_P(reduce_thread)(const msm_plan *pl, const void *vbuckets, void 
     MSM_P(set_inf)(&run);
     MSM_P(set_inf)(&acc);
     for (uint32_t j = pl->L; j-- > 0;) {
+#if G16_MSM_REDUCE_INL
+        MSM_P(add_inl)(&run, &b[j]);
+        MSM_P(add_inl)(&acc, &run);
+#else
         MSM_P(add)(&run, &b[j]);
         MSM_P(add)(&acc, &run);
+#endif
     }
     if (s) {
         MSM_P(mul_small)(&hi, &run, (uint32_t)(s * pl->L));
@@ -373,7 +397,9 @@ G16_HD void MSM_P(sum_thread)(const void *vin, void *vout, uint64_t seglen, uint
     out[t] = acc;
 }
 
-/* The scalars equal to one: thread t adds the bases of the set bits of words [tQ, tQ + Q). */
+/* The scalars equal to one: thread t adds the bases of the set bits of words [tQ, tQ + Q), with
+ * the inline mixed addition (registers, as the level-0 accumulation; through the call, the
+ * accumulator went through the stack at every product). */
 G16_HD void MSM_P(ones_thread)(const uint32_t *bits, uint64_t nwords, uint32_t Q, const void *vbases, void *vout,
                                uint64_t t)
 {
@@ -386,7 +412,9 @@ G16_HD void MSM_P(ones_thread)(const uint32_t *bits, uint64_t nwords, uint32_t Q
         while (m) {
             int b = msm_ctz32(m);
             m &= m - 1;
-            MSM_P(madd)(&acc, &bases[wd * 32 + (uint64_t)b], 0);
+            MSM_P(aff) pt;
+            MSM_P(aff_load)(&pt, &bases[wd * 32 + (uint64_t)b]);
+            MSM_P(madd_inl)(&acc, &pt, 0);
         }
     }
     out[t] = acc;
