@@ -81,32 +81,63 @@ G16_HD void gfp_set_zero(gfp *r)
         r->l[j] = 0;
 }
 
-/* The Fp products of the inline point arithmetic (the level-0 accumulation): always inline, with
- * their row loop rolled U rows per trip (field.cuh, mont32_mul_rolled: less code for the
- * instruction caches; U = 0 unrolls fully). gfp_mul_inl serves G1 (U = G16_MSM_MUL_ROLL_G1),
- * gfp_mul_inl2 the Fp2 products of G2 (U = G16_MSM_MUL_ROLL_G2). Measured on the H200
- * (bench_gpu_msm 24 22, U = 0 / 2 / 3 / 6, RESULTS.md): G1 2^24 random 161.3 / 153.7 / 155.7 /
- * 157.0 ms, G2 2^22 random 165.6 / 157.0 / 151.8 / 142.6 ms. */
+/* The Fp products of the inline point arithmetic (the level-0 accumulation and the ones): by
+ * default (G16_MSM_MUL_CALL_G1 / _G2 = 1) calls of one fully unrolled product per kernel with
+ * operands and result passed by value (in registers: no stack traffic, unlike the pointer calls
+ * of the point functions); otherwise inline, with the row loop rolled U rows per trip (field.cuh,
+ * mont32_mul_rolled; U = 0 unrolls fully). Inline, ten products per mixed addition (G2: 28) are
+ * more code than the SM's instruction caches hold (profile of the level-0 accumulation, G1 2^22:
+ * a third of the stall cycles waiting for instructions). Measured on the H200, accumulate phase
+ * of bench_gpu_msm 24 22 (RESULTS.md, session of 2026-12-03): G1 2^24 random 119.3 ms rolled
+ * (U = 2) -> 108.8 by value, 2^22 37.4 -> 34.1; G2 2^20 34.5 (U = 6) -> 31.1, 2^22 118.9 -> 114.1.
+ * Earlier (rolled against unrolled inline, bench_gpu_msm 24 22, U = 0 / 2 / 3 / 6): G1 2^24
+ * random 161.3 / 153.7 / 155.7 / 157.0 ms, G2 2^22 random 165.6 / 157.0 / 151.8 / 142.6 ms. */
+#ifndef G16_MSM_MUL_CALL_G1
+#define G16_MSM_MUL_CALL_G1 1
+#endif
+#ifndef G16_MSM_MUL_CALL_G2
+#define G16_MSM_MUL_CALL_G2 1
+#endif
 #ifndef G16_MSM_MUL_ROLL_G1
 #define G16_MSM_MUL_ROLL_G1 2
 #endif
 #ifndef G16_MSM_MUL_ROLL_G2
 #define G16_MSM_MUL_ROLL_G2 6
 #endif
-G16_HD void gfp_mul_roll(gfp *r, const gfp *a, const gfp *b, int U)
+#if defined(G16_PTX)
+static __device__ __noinline__ gfp gfp_mul_val(gfp a, gfp b)
 {
-    if (U)
+    gfp r;
+    gfp_mul(&r, &a, &b);
+    return r;
+}
+#endif
+/* r = a·b: by value through gfp_mul_val when call (device code; the host runs gfp_mul), else
+ * rolled U rows per trip (U = 0: unrolled). */
+G16_HD void gfp_mul_roll(gfp *r, const gfp *a, const gfp *b, int call, int U)
+{
+#if defined(G16_PTX)
+    if (call) {
+        *r = gfp_mul_val(*a, *b);
+        return;
+    }
+#else
+    (void)call;
+#endif
+    if (U > 0)
         gfp_mul_rolled(r, a, b, U);
     else
         gfp_mul(r, a, b);
 }
-/* The bucket reduction's running sums with the general addition inline (1) or as a call (0). */
-#ifndef G16_MSM_REDUCE_INL
-#define G16_MSM_REDUCE_INL 0
-#endif
-G16_HD void gfp_mul_inl(gfp *r, const gfp *a, const gfp *b) { gfp_mul_roll(r, a, b, G16_MSM_MUL_ROLL_G1); }
+G16_HD void gfp_mul_inl(gfp *r, const gfp *a, const gfp *b)
+{
+    gfp_mul_roll(r, a, b, G16_MSM_MUL_CALL_G1, G16_MSM_MUL_ROLL_G1);
+}
 G16_HD void gfp_sqr_inl(gfp *r, const gfp *a) { gfp_mul_inl(r, a, a); }
-G16_HD void gfp_mul_inl2(gfp *r, const gfp *a, const gfp *b) { gfp_mul_roll(r, a, b, G16_MSM_MUL_ROLL_G2); }
+G16_HD void gfp_mul_inl2(gfp *r, const gfp *a, const gfp *b)
+{
+    gfp_mul_roll(r, a, b, G16_MSM_MUL_CALL_G2, G16_MSM_MUL_ROLL_G2);
+}
 
 /* ---------------------------------------------------------------- Fp2 = Fp[u]/(u² + 1) */
 

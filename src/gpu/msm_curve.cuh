@@ -138,25 +138,8 @@ G16_HD void MSM_P(aff_load)(MSM_P(aff) *r, const MSM_P(aff) *p)
 #endif
 }
 
-/* One product of the general addition: inline with its row loop rolled (inl, msm_core.cuh's
- * mul_inl) or the field's own product. */
-G16_HD void MSM_P(amul)(MSM_FE *r, const MSM_FE *a, const MSM_FE *b, int inl)
-{
-    if (inl)
-        MSM_F(mul_inl)(r, a, b);
-    else
-        MSM_F(mul)(r, a, b);
-}
-G16_HD void MSM_P(asqr)(MSM_FE *r, const MSM_FE *a, int inl)
-{
-    if (inl)
-        MSM_F(sqr_inl)(r, a);
-    else
-        MSM_F(sqr)(r, a);
-}
-
-/* r += b (general addition; b must not alias r), products as amul says. */
-G16_HD void MSM_P(add_gen)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b, int inl)
+/* r += b (general addition; b must not alias r). */
+G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b)
 {
     MSM_FE u1, u2, s1, s2, pp, ppp, q, t;
     if (MSM_P(is_inf)(b))
@@ -165,10 +148,10 @@ G16_HD void MSM_P(add_gen)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b, int inl)
         *r = *b;
         return;
     }
-    MSM_P(amul)(&u1, &r->x, &b->zz, inl);
-    MSM_P(amul)(&u2, &b->x, &r->zz, inl);
-    MSM_P(amul)(&s1, &r->y, &b->zzz, inl);
-    MSM_P(amul)(&s2, &b->y, &r->zzz, inl);
+    MSM_F(mul)(&u1, &r->x, &b->zz);
+    MSM_F(mul)(&u2, &b->x, &r->zz);
+    MSM_F(mul)(&s1, &r->y, &b->zzz);
+    MSM_F(mul)(&s2, &b->y, &r->zzz);
     MSM_F(sub)(&u2, &u2, &u1); /* P */
     MSM_F(sub)(&s2, &s2, &s1); /* R */
     if (MSM_F(is_zero)(&u2)) {
@@ -178,27 +161,23 @@ G16_HD void MSM_P(add_gen)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b, int inl)
             MSM_P(set_inf)(r);
         return;
     }
-    MSM_P(asqr)(&pp, &u2, inl);
-    MSM_P(amul)(&ppp, &pp, &u2, inl);
-    MSM_P(amul)(&q, &u1, &pp, inl);
-    MSM_P(amul)(&r->zz, &r->zz, &b->zz, inl);
-    MSM_P(amul)(&r->zz, &r->zz, &pp, inl);
-    MSM_P(amul)(&r->zzz, &r->zzz, &b->zzz, inl);
-    MSM_P(amul)(&r->zzz, &r->zzz, &ppp, inl);
-    MSM_P(asqr)(&t, &s2, inl);
+    MSM_F(sqr)(&pp, &u2);
+    MSM_F(mul)(&ppp, &pp, &u2);
+    MSM_F(mul)(&q, &u1, &pp);
+    MSM_F(mul)(&r->zz, &r->zz, &b->zz);
+    MSM_F(mul)(&r->zz, &r->zz, &pp);
+    MSM_F(mul)(&r->zzz, &r->zzz, &b->zzz);
+    MSM_F(mul)(&r->zzz, &r->zzz, &ppp);
+    MSM_F(sqr)(&t, &s2);
     MSM_F(sub)(&t, &t, &ppp);
     MSM_F(sub)(&t, &t, &q);
     MSM_F(sub)(&t, &t, &q);
     MSM_F(sub)(&q, &q, &t);
-    MSM_P(amul)(&q, &s2, &q, inl);
-    MSM_P(amul)(&ppp, &s1, &ppp, inl);
+    MSM_F(mul)(&q, &s2, &q);
+    MSM_F(mul)(&ppp, &s1, &ppp);
     MSM_F(sub)(&r->y, &q, &ppp);
     r->x = t;
 }
-
-/* The general addition as a call (one copy of the code per kernel) and inline (registers). */
-G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b) { MSM_P(add_gen)(r, b, 0); }
-G16_HD void MSM_P(add_inl)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b) { MSM_P(add_gen)(r, b, 1); }
 
 /* r = k·a for a small public k (double-and-add from the top bit); r must not alias a. */
 G16_HD void MSM_P(mul_small)(MSM_P(xyzz) *r, const MSM_P(xyzz) *a, uint32_t k)
@@ -368,13 +347,8 @@ G16_HD void MSM_P(reduce_thread)(const msm_plan *pl, const void *vbuckets, void 
     MSM_P(set_inf)(&run);
     MSM_P(set_inf)(&acc);
     for (uint32_t j = pl->L; j-- > 0;) {
-#if G16_MSM_REDUCE_INL
-        MSM_P(add_inl)(&run, &b[j]);
-        MSM_P(add_inl)(&acc, &run);
-#else
         MSM_P(add)(&run, &b[j]);
         MSM_P(add)(&acc, &run);
-#endif
     }
     if (s) {
         MSM_P(mul_small)(&hi, &run, (uint32_t)(s * pl->L));
