@@ -81,10 +81,11 @@ G16_HD void gfp_set_zero(gfp *r)
         r->l[j] = 0;
 }
 
-/* The Fp products of the inline point arithmetic (the level-0 accumulation and the ones): by
- * default (G16_MSM_MUL_CALL_G1 / _G2 = 1) calls of one fully unrolled product per kernel with
- * operands and result passed by value (in registers: no stack traffic, unlike the pointer calls
- * of the point functions); otherwise inline, with the row loop rolled U rows per trip (field.cuh,
+/* The Fp products of the point arithmetic in the hot loops (the level-0 accumulation, the ones,
+ * the general addition of the reduction and the carry levels): by default (G16_MSM_MUL_CALL_G1 /
+ * _G2 = 1) calls of one fully unrolled product per kernel with operands and result passed by
+ * value (in registers: no stack traffic, unlike the pointer calls of the point functions);
+ * otherwise inline, with the row loop rolled U rows per trip (field.cuh,
  * mont32_mul_rolled; U = 0 unrolls fully). Inline, ten products per mixed addition (G2: 28) are
  * more code than the SM's instruction caches hold (profile of the level-0 accumulation, G1 2^22:
  * a third of the stall cycles waiting for instructions). Measured on the H200, accumulate phase
