@@ -480,6 +480,8 @@ static void test_digits_plan(void **state)
         assert_true(p.sent < (1u << p.key_bits));
         assert_true(p.T0 * p.per0 >= p.N && (p.T0 - 1) * p.per0 < p.N);
         assert_true(p.L * p.TR == p.B);
+        /* at least c buckets per reduction thread (or the whole window) */
+        assert_true(p.L >= p.c || p.L == p.B);
         printf("  m = %llu: window %u, %u windows, %llu level-0 threads of %llu entries, reduction %u x %u\n",
                (unsigned long long)ms[i], p.c, p.nwin, (unsigned long long)p.T0, (unsigned long long)p.per0,
                p.nwin * p.TR, p.L);

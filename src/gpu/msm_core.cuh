@@ -113,8 +113,8 @@ static __device__ __noinline__ gfp gfp_mul_val(gfp a, gfp b)
     return r;
 }
 #endif
-/* r = a·b: by value through gfp_mul_val when call (device code; the host runs gfp_mul), else
- * rolled U rows per trip (U = 0: unrolled). */
+/* r = a·b: by value through gfp_mul_val when call (device code only: the host simulation takes
+ * the inline path below, same value), else rolled U rows per trip (U = 0: unrolled). */
 G16_HD void gfp_mul_roll(gfp *r, const gfp *a, const gfp *b, int call, int U)
 {
 #if defined(G16_PTX)
