@@ -1,10 +1,10 @@
-/* GPU benchmark: Fr / Fp multiplication throughput and the NTT (forward, inverse, coset forward,
+/* GPU benchmark: Fr / Fp multiplication and inversion throughput and the NTT (forward, inverse, coset forward,
  * Groth16 H step) at 2^min_log .. 2^max_log on device-resident vectors, with correctness checks.
  * Usage: bench_gpu_ntt [max_log (27)] [min_log (16)] [markdown output file]
  *
  * Times are CUDA-event medians over several runs of one operation on one buffer (inputs stay
- * random: each run transforms the previous output). Checks: the multiplication kernels replay
- * three threads' chains on the CPU (inside g16__gpu_mul_bench); every NTT size runs a forward +
+ * random: each run transforms the previous output). Checks: the multiplication and inversion
+ * kernels replay three threads' chains on the CPU (inside g16__gpu_mul_bench); every NTT size runs a forward +
  * inverse round trip on the device and compares all n elements with the input, and, up to 2^22,
  * compares forward output element 1 with a CPU Horner evaluation at ω.
  *
@@ -82,7 +82,7 @@ static void rand_fr(g16_fr *x)
 
 /* ---------------------------------------------------------------- multiplication */
 
-static double fr_rate; /* measured Fr multiplications per second (special reduction) */
+static double fr_rate, fp_rate; /* measured multiplications per second (Fr: special reduction) */
 
 static void bench_mul(g16__gpu *g)
 {
@@ -104,7 +104,28 @@ static void bench_mul(g16__gpu *g)
         double m = median(r, 5), ceil = IMAD_PER_S / imad[f];
         if (f == 0)
             fr_rate = m;
+        if (f == 1)
+            fp_rate = m;
         emit("| %s | %.0f | %.2f | %.2f | %.2f |\n", name[f], imad[f], m / 1e9, ceil / 1e9, m / ceil);
+    }
+}
+
+/* Variable-time inversion (gpu/field_inv.cuh), chains x <- x^(-1) + y on every thread; its cost
+ * in products is the product rate above over the inversion rate. */
+static void bench_inv(g16__gpu *g)
+{
+    emit("\n### Field inversion throughput (safegcd, 30 divsteps per batch, variable time)\n\n");
+    emit("| field | M inv/s (median of 5) | products per inversion (same time) |\n|---|---|---|\n");
+    for (int f = 3; f <= 4; f++) {
+        double r[5];
+        g16_error err = {0, ""};
+        for (int i = 0; i < 5; i++) {
+            uint32_t check;
+            if (g16__gpu_mul_bench(g, f, 16, &r[i], &check, &err) != G16_OK)
+                die("inv bench", &err);
+        }
+        double m = median(r, 5), mul = f == 3 ? fr_rate : fp_rate;
+        emit("| %s | %.1f | %.1f |\n", f == 3 ? "Fr" : "Fp", m / 1e6, mul / m);
     }
 }
 
@@ -322,6 +343,7 @@ int main(int argc, char **argv)
          info.cc_major, info.cc_minor, info.sm_count, info.clock_khz / 1000, (double)info.total_bytes / (1 << 30),
          date);
     bench_mul(g);
+    bench_inv(g);
     bench_ntt(g, min_log, max_log);
     g16__gpu_close(g);
     if (out_md)

@@ -3,8 +3,8 @@
  * Host part (runs everywhere): the constants against the CPU's; the very source the kernels use,
  * compiled for the host with each PTX carry instruction emulated, on random inputs and edge
  * values (0, 1, -1, values near the modulus), for Fr (both reductions) and Fp.
- * Device part (skipped without a CUDA device): mul, sqr, add, sub, neg kernels on 2^16 random
- * elements plus the edge values, and the benchmark kernel's own replay check on a short run. */
+ * Device part (skipped without a CUDA device): mul, sqr, add, sub, neg, inv kernels on 2^16
+ * random elements plus the edge values, and the benchmark kernel's own replay check on a short run. */
 #include "testutil.h"
 
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "field/fp.h"
 #include "field/fr.h"
 #include "gpu/field.cuh"
+#include "gpu/field_inv.cuh"
 #include "gpu/gpu.h"
 
 /* ---------------------------------------------------------------- constants */
@@ -23,11 +24,14 @@ static void test_constants(void **state)
     (void)state;
     const uint32_t rm[8] = G16_GFR_MODULUS, r1[8] = G16_GFR_ONE;
     const uint32_t pm[12] = G16_GFP_MODULUS, p1[12] = G16_GFP_ONE;
+    const uint32_t r2[8] = G16_GFR_R2, p2[12] = G16_GFP_R2;
     /* the 32-bit limbs are the 64-bit ones read from memory: same bits (little-endian host) */
     assert_memory_equal(rm, g16__fr_modulus, sizeof rm);
     assert_memory_equal(r1, &g16__fr_one, sizeof r1);
     assert_memory_equal(pm, g16__fp_modulus, sizeof pm);
     assert_memory_equal(p1, &g16__fp_one, sizeof p1);
+    assert_memory_equal(r2, &g16__fr_r2, sizeof r2);
+    assert_memory_equal(p2, &g16__fp_r2, sizeof p2);
     assert_int_equal(G16_GFR_N0, (uint32_t)g16__fr_n0);
     assert_int_equal(G16_GFP_N0, (uint32_t)g16__fp_n0);
     /* n0 really is -m^-1 mod 2^32 */
@@ -94,6 +98,7 @@ static void cpu_fr(int op, g16_fr *r, const g16_fr *a, const g16_fr *b)
     case G16__GPU_OP_SQR: g16__fr_sqr(r, a); break;
     case G16__GPU_OP_ADD: g16__fr_add(r, a, b); break;
     case G16__GPU_OP_SUB: g16__fr_sub(r, a, b); break;
+    case G16__GPU_OP_INV: g16__fr_inv_var(r, a); break;
     default: g16__fr_neg(r, a); break;
     }
 }
@@ -105,11 +110,12 @@ static void cpu_fp(int op, g16_fp *r, const g16_fp *a, const g16_fp *b)
     case G16__GPU_OP_SQR: g16__fp_sqr(r, a); break;
     case G16__GPU_OP_ADD: g16__fp_add(r, a, b); break;
     case G16__GPU_OP_SUB: g16__fp_sub(r, a, b); break;
+    case G16__GPU_OP_INV: g16__fp_inv_var(r, a); break;
     default: g16__fp_neg(r, a); break;
     }
 }
 
-static const char *op_name[] = {"mul", "sqr", "add", "sub", "neg"};
+static const char *op_name[] = {"mul", "sqr", "add", "sub", "neg", "inv"};
 
 /* ---------------------------------------------------------------- host emulation */
 
@@ -120,6 +126,7 @@ static void emu_fr(int op, gfr *r, const gfr *a, const gfr *b)
     case G16__GPU_OP_SQR: gfr_sqr(r, a); break;
     case G16__GPU_OP_ADD: gfr_add(r, a, b); break;
     case G16__GPU_OP_SUB: gfr_sub(r, a, b); break;
+    case G16__GPU_OP_INV: gfr_inv_var(r, a); break;
     default: gfr_neg(r, a); break;
     }
 }
@@ -131,6 +138,7 @@ static void emu_fp(int op, gfp *r, const gfp *a, const gfp *b)
     case G16__GPU_OP_SQR: gfp_sqr(r, a); break;
     case G16__GPU_OP_ADD: gfp_add(r, a, b); break;
     case G16__GPU_OP_SUB: gfp_sub(r, a, b); break;
+    case G16__GPU_OP_INV: gfp_inv_var(r, a); break;
     default: gfp_neg(r, a); break;
     }
 }
@@ -226,6 +234,89 @@ static void test_host_edges(void **state)
         }
 }
 
+/* Raw limb values x < m that stress the inversion's batches: small values, m - small, halves of
+ * m, powers of two and their neighbours, long runs of equal bits. */
+static void raw_edge(uint32_t *x, const uint32_t *m, int N, int mbits, int which)
+{
+    memset(x, 0, (size_t)N * 4);
+    int k = which / 8, bit = k % (mbits - 1); /* 2^bit < m */
+    switch (which % 8) {
+    case 0: x[0] = (uint32_t)k + 1; break;                 /* 1, 2, 3, ... */
+    case 1: /* m - 1 - k */
+        memcpy(x, m, (size_t)N * 4);
+        for (int j = 0, borrow = k + 1; j < N && borrow; j++) {
+            uint64_t t = (uint64_t)x[j] - (uint32_t)borrow;
+            x[j] = (uint32_t)t;
+            borrow = (int)(t >> 63);
+        }
+        break;
+    case 2: x[bit / 32] = 1u << (bit % 32); break;          /* 2^bit */
+    case 3: /* 2^bit - 1 */
+        for (int j = 0; j < bit; j++)
+            x[j / 32] |= 1u << (j % 32);
+        if (bit == 0)
+            x[0] = 1;
+        break;
+    case 4: /* (m >> 1) and (m >> 1) + 1 */
+        for (int j = 0; j < N; j++)
+            x[j] = (m[j] >> 1) | (j + 1 < N ? m[j + 1] << 31 : 0);
+        x[0] += (uint32_t)(k & 1);
+        break;
+    case 5: /* m with low bits cleared: m - (m mod 2^bit) */
+        memcpy(x, m, (size_t)N * 4);
+        for (int j = 0; j < bit || j == 0; j++) /* bit 0 always: m itself is not < m */
+            x[j / 32] &= ~(1u << (j % 32));
+        break;
+    case 6: /* alternating words */
+        for (int j = 0; j < N; j++)
+            x[j] = (j + k) & 1 ? 0xffffffffu : 0;
+        x[N - 1] &= m[N - 1] >> 1;
+        break;
+    default: /* one word set below the top */
+        x[k % (N - 1)] = 0xffffffffu;
+        break;
+    }
+}
+
+/* The inversion (host compile of gpu/field_inv.cuh) against the CPU's safegcd inversion (itself
+ * checked against GMP by test_inv) on raw edge limbs and random elements; every result also times
+ * its input must give one (the CPU product, no inversion involved). */
+static void test_host_inv(void **state)
+{
+    (void)state;
+    const uint32_t pm[12] = G16_GFP_MODULUS, rm[8] = G16_GFR_MODULUS;
+    int iters = tu_iters(4000);
+    for (int i = 0; i < 8 * 400 + iters; i++) {
+        g16_fp a, want, prod;
+        g16_fr b, wantr, prodr;
+        gfp x, z;
+        gfr y, w;
+        if (i < 8 * 400) {
+            raw_edge((uint32_t *)&a, pm, 12, 381, i);
+            raw_edge((uint32_t *)&b, rm, 8, 255, i);
+        } else {
+            tu_rand_fp(&a);
+            tu_rand_fr(&b);
+        }
+        memcpy(&x, &a, sizeof x);
+        memcpy(&y, &b, sizeof y);
+        gfp_inv_var(&z, &x);
+        gfr_inv_var(&w, &y);
+        g16__fp_inv_var(&want, &a);
+        g16__fr_inv_var(&wantr, &b);
+        if (memcmp(&z, &want, sizeof z) != 0)
+            fail_msg("fp inv differs from the CPU at input %d", i);
+        if (memcmp(&w, &wantr, sizeof w) != 0)
+            fail_msg("fr inv differs from the CPU at input %d", i);
+        g16__fp_mul(&prod, &a, &want);
+        g16__fr_mul(&prodr, &b, &wantr);
+        assert_memory_equal(&prod, &g16__fp_one, sizeof prod);
+        assert_memory_equal(&prodr, &g16__fr_one, sizeof prodr);
+        gfp_inv_var(&x, &x); /* aliasing */
+        assert_memory_equal(&x, &want, sizeof x);
+    }
+}
+
 /* ---------------------------------------------------------------- device */
 
 static g16__gpu *dev_open_or_skip(void)
@@ -311,7 +402,7 @@ static void test_dev_bench_kernels(void **state)
     (void)state;
     g16__gpu *g = dev_open_or_skip();
     g16_error err = {0, ""};
-    for (int field = 0; field < 3; field++) {
+    for (int field = 0; field < 5; field++) { /* 3, 4: the inversion chains */
         double per_s = 0;
         uint32_t check = 0;
         if (g16__gpu_mul_bench(g, field, 64, &per_s, &check, &err) != G16_OK)
@@ -326,7 +417,7 @@ int main(void)
     tu_seed("test_gpu_field");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_constants),  cmocka_unit_test(test_host_fr),  cmocka_unit_test(test_host_fp),
-        cmocka_unit_test(test_host_edges), cmocka_unit_test(test_dev_fr),   cmocka_unit_test(test_dev_fp),
+        cmocka_unit_test(test_host_edges), cmocka_unit_test(test_host_inv), cmocka_unit_test(test_dev_fr),   cmocka_unit_test(test_dev_fp),
         cmocka_unit_test(test_dev_bench_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,6 +35,7 @@ typedef struct {
     void (*to_jac)(void *out, const void *xyzz);
     int (*aff_is_inf)(const void *a);
     void (*acc)(const msm_level *lv, uint64_t t);
+    void (*acc_aff)(const msm_level *lv, uint64_t t);
     void (*reduce)(const msm_plan *pl, const void *b, void *out, uint64_t t);
     void (*sum)(const void *in, void *out, uint64_t seglen, uint32_t G, uint64_t t);
     void (*ones)(const uint32_t *bits, uint64_t nwords, uint32_t Q, const void *bases, void *out, uint64_t t);
@@ -79,6 +80,7 @@ typedef struct {
     static void P##_to_jac(void *out, const void *x) { g16__gpu_msm_xyzz_to_##P(out, x); }                       \
     static int P##_aff_is_inf(const void *a) { return g16__##P##_affine_is_infinity(a); }                        \
     static void P##_acc(const msm_level *lv, uint64_t t) { G##_acc_thread(lv, t); }                              \
+    static void P##_acc_aff(const msm_level *lv, uint64_t t) { G##_acc0_aff_thread(lv, t); }                     \
     static void P##_reduce(const msm_plan *pl, const void *b, void *o, uint64_t t) { G##_reduce_thread(pl, b, o, t); } \
     static void P##_sum(const void *in, void *o, uint64_t s, uint32_t gr, uint64_t t) { G##_sum_thread(in, o, s, gr, t); } \
     static void P##_ones(const uint32_t *bits, uint64_t nw, uint32_t Q, const void *b, void *o, uint64_t t)      \
@@ -112,7 +114,7 @@ DEFINE_GROUP(p2, g16_p2_affine, g16_p2, g2)
 
 #define GROUP_ENTRY(P, AFF, JAC, G, g2v, nm)                                                                     \
     {g2v,          nm,        sizeof(AFF), sizeof(JAC), sizeof(G##_xyzz), P##_rand_points, P##_neg_aff, P##_cpu, \
-     P##_to_jac,   P##_aff_is_inf, P##_acc,   P##_reduce,  P##_sum,          P##_ones,        P##_fin,     P##_create, \
+     P##_to_jac,   P##_aff_is_inf, P##_acc,   P##_acc_aff, P##_reduce,  P##_sum,          P##_ones,        P##_fin,     P##_create, \
      P##_create_random, P##_run, P##_oneshot}
 
 static const grp groups[2] = {GROUP_ENTRY(p1, g16_p1_affine, g16_p1, g1, 0, "G1"),
@@ -257,9 +259,13 @@ static void sim_sum_to_one(const grp *G, void **a, void **b, uint64_t nseg, uint
     }
 }
 
-/* The device pipeline of msm.cu, thread by thread. Returns the number of carry levels run. */
+static unsigned sim_aff_runs; /* simulated runs whose level 0 was batch-affine */
+
+/* The device pipeline of msm.cu, thread by thread (lanes > 1: the batch-affine level 0 when the
+ * plan takes it, with threads0 its thread count too). Returns the number of carry levels run. */
 static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr *scal, size_t n, uint32_t c,
-                        uint64_t threads0, uint64_t tred, uint32_t per, uint32_t onesQ, int final_host)
+                        uint64_t threads0, uint64_t tred, uint32_t per, uint32_t onesQ, int final_host,
+                        uint32_t lanes)
 {
     size_t words = (n + 31) / 32, xs = G->xyzz_sz;
     unsigned levels = 0;
@@ -287,7 +293,7 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
     void *W = NULL, *ra = NULL, *rb = NULL, *buckets = NULL, *sp0 = NULL, *sp1 = NULL;
     uint32_t *keys = NULL, *vals = NULL, *sk0 = NULL, *sk1 = NULL;
     if (m > 0) {
-        msm_plan_make(&pl, m, c, threads0, tred, per);
+        msm_plan_make(&pl, m, c, threads0, tred, per, lanes, threads0);
         keys = xmalloc(pl.N * 4);
         vals = xmalloc(pl.N * 4);
         for (uint64_t j = 0; j < m; j++)
@@ -323,8 +329,26 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
         lv.buckets = buckets;
         lv.okeys = sk0;
         lv.opts = sp0;
-        for (uint64_t t = 0; t < pl.T0; t++)
-            G->acc(&lv, t);
+        if (pl.K > 1) {
+            uint64_t nl = (uint64_t)pl.K * pl.TL;
+            lv.K = pl.K;
+            lv.T0 = pl.T0;
+            lv.TL = pl.TL;
+            lv.lacc = xmalloc(nl * G->aff_sz);
+            lv.lpre = xmalloc(nl * G->aff_sz / 2);
+            lv.lanes = xmalloc(nl * sizeof(msm_lane));
+            memset(lv.lpre, 0x5a, nl * G->aff_sz / 2); /* poison: read only where written */
+            for (uint64_t t = 0; t < pl.TL; t++)
+                G->acc_aff(&lv, t);
+            free(lv.lacc);
+            free(lv.lpre);
+            free(lv.lanes);
+            lv.K = 0;
+            sim_aff_runs++;
+        } else {
+            for (uint64_t t = 0; t < pl.T0; t++)
+                G->acc(&lv, t);
+        }
         uint64_t S = 2 * pl.T0, T = pl.T0;
         while (T > 1) {
             T = (S + pl.per - 1) / pl.per;
@@ -378,8 +402,9 @@ static void sim_case(const grp *G, input_kind kind, size_t n, unsigned mask)
     static const struct {
         uint32_t c;
         uint64_t threads0, tred;
-        uint32_t per, onesQ;
-    } shapes[] = {{0, 1000, 1000, 16, 1}, {2, 7, 5, 4, 2}, {3, 3, 64, 5, 1}, {5, 50, 3, 4, 3}, {6, 13, 2, 6, 1}};
+        uint32_t per, onesQ, lanes;
+    } shapes[] = {{0, 1000, 1000, 16, 1, 1}, {2, 7, 5, 4, 2, 1},  {3, 3, 64, 5, 1, 1}, {5, 50, 3, 4, 3, 1},
+                  {6, 13, 2, 6, 1, 1},       {3, 2, 7, 4, 1, 4},  {4, 1, 5, 5, 2, 7},  {6, 1, 3, 4, 1, 2}};
     void *bases = xmalloc(n * G->aff_sz);
     g16_fr *k = xmalloc(n * sizeof *k);
     char want[sizeof(g16_p2)], got[sizeof(g16_p2)];
@@ -391,7 +416,7 @@ static void sim_case(const grp *G, input_kind kind, size_t n, unsigned mask)
         if (shapes[s].c == 2 && n > (G->g2 ? 3 : 16))
             continue; /* 128 windows on the host: slow, and the small sizes cover them */
         sim_msm(G, got, bases, k, n, shapes[s].c, shapes[s].threads0, shapes[s].tred, shapes[s].per,
-                shapes[s].onesQ, (int)(s % 2));
+                shapes[s].onesQ, (int)(s % 2), shapes[s].lanes);
         expect_same(G, got, want, "simulation", n, kind, shapes[s].c);
     }
     free(bases);
@@ -406,8 +431,10 @@ static void test_sim_random(void **state)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
             if (g == 1 && sizes[i] > 33)
                 continue;
-            sim_case(&groups[g], IN_RANDOM, sizes[i], g ? 0x0b : 0x1f);
+            sim_case(&groups[g], IN_RANDOM, sizes[i], g ? 0x8b : 0xff);
         }
+    printf("  %u simulated runs with the batch-affine level 0\n", sim_aff_runs);
+    assert_true(sim_aff_runs > 0);
 }
 
 static void test_sim_edges(void **state)
@@ -415,7 +442,8 @@ static void test_sim_edges(void **state)
     (void)state;
     for (int g = 0; g < 2; g++)
         for (int kind = 1; kind < IN_COUNT; kind++)
-            sim_case(&groups[g], (input_kind)kind, g ? 16 : 48, g ? 0x09u << (kind % 2) : 0x0du << (kind % 2));
+            sim_case(&groups[g], (input_kind)kind, g ? 16 : 48,
+                     (g ? 0x09u << (kind % 2) : 0x0du << (kind % 2)) | (0x20u << (kind % 3)));
 }
 
 /* The carry levels really run: one bucket holding everything (equal scalars) over many threads. */
@@ -429,10 +457,15 @@ static void test_sim_levels(void **state)
     g16_p1 want, got;
     make_input(G, IN_EQUAL, bases, k, n);
     assert_int_equal(G->cpu(&want, bases, k, n), G16_OK);
-    unsigned lv = sim_msm(G, &got, bases, k, n, 10, 100, 4, 4, 1, 0);
+    unsigned lv = sim_msm(G, &got, bases, k, n, 10, 100, 4, 4, 1, 0, 1);
     expect_same(G, &got, &want, "simulation (levels)", n, IN_EQUAL, 10);
     printf("  equal scalars, n = %zu, 100 threads: %u carry levels\n", n, lv);
     assert_true(lv >= 3);
+    /* the same with the batch-affine level 0: 4 threads of 8 lanes, every lane inside one run */
+    unsigned runs = sim_aff_runs;
+    lv = sim_msm(G, &got, bases, k, n, 4, 4, 4, 4, 1, 0, 8);
+    expect_same(G, &got, &want, "simulation (levels, affine)", n, IN_EQUAL, 4);
+    assert_true(sim_aff_runs == runs + 1 && lv >= 2);
     free(bases);
     free(k);
 }
@@ -474,7 +507,8 @@ static void test_digits_plan(void **state)
     static const uint64_t ms[] = {1, 2, 100, 1 << 16, 1 << 20, 1 << 24, 1ull << 26, 1ull << 27};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
         msm_plan p;
-        msm_plan_make(&p, ms[i], 0, 50000, 100000, 0);
+        msm_plan_make(&p, ms[i], 0, 50000, 100000, 0, 1, 0);
+        assert_true(p.K == 1 && p.TL == p.T0);
         assert_true(p.c >= 2 && p.c <= MSM_MAX_WINDOW);
         assert_true((uint64_t)p.nwin * p.c >= 256);
         assert_true(p.sent < (1u << p.key_bits));
@@ -485,6 +519,19 @@ static void test_digits_plan(void **state)
         printf("  m = %llu: window %u, %u windows, %llu level-0 threads of %llu entries, reduction %u x %u\n",
                (unsigned long long)ms[i], p.c, p.nwin, (unsigned long long)p.T0, (unsigned long long)p.per0,
                p.nwin * p.TR, p.L);
+        /* batch-affine level 0: lanes only with MSM_AFF_MIN_PER entries each, all entries covered */
+        msm_plan a;
+        msm_plan_make(&a, ms[i], 0, 50000, 100000, 0, 32, 40000);
+        assert_true(a.c == p.c && a.N == p.N);
+        if (a.K > 1) {
+            assert_true(a.K == 32 && a.per0 >= MSM_AFF_MIN_PER);
+            assert_true(a.T0 * a.per0 >= a.N && (a.T0 - 1) * a.per0 < a.N);
+            assert_true(a.TL * a.K >= a.T0 && (a.TL - 1) * a.K < a.T0 && a.TL <= 40000);
+        } else {
+            assert_true(a.per0 == p.per0 && a.T0 == p.T0 && a.N < (uint64_t)MSM_AFF_MIN_PER * 32 * 40000);
+        }
+        if (ms[i] >= (1u << 24))
+            assert_true(a.K == 32);
     }
 }
 
@@ -566,7 +613,17 @@ static void test_dev_sizes(void **state)
             dev_check(g, G, bases, k, p, IN_RANDOM, NULL);
             dev_check(g, G, bases, k, p + 1, IN_RANDOM, NULL);
         }
-        printf("  device %s: n = 1, 2, 3, 2^k +- 1 up to 2^%u agree with the CPU\n", G->name, gmax);
+        /* the largest size with the level 0 forced each way: batch-affine with 32 lanes in 1000
+         * threads, and XYZZ */
+        g16__gpu_msm_opts o;
+        memset(&o, 0, sizeof o);
+        o.threads0 = 1000;
+        o.lanes = 32;
+        dev_check(g, G, bases, k, nmax, IN_RANDOM, &o);
+        o.lanes = 1;
+        dev_check(g, G, bases, k, nmax, IN_RANDOM, &o);
+        printf("  device %s: n = 1, 2, 3, 2^k +- 1 up to 2^%u agree with the CPU (2^%u + 1 also with either level 0)\n",
+               G->name, gmax, gmax);
         free(bases);
         free(k);
     }
@@ -594,6 +651,9 @@ static void test_dev_edges(void **state)
             o.threads0 = 1 + (uint64_t)kind * 37;
             o.carry_per = 4 + (unsigned)(kind % 3);
             o.final_host = kind % 2;
+            dev_check(g, G, bases, k, n, (input_kind)kind, &o);
+            /* the same shapes with the batch-affine level 0 (each special case through the lanes) */
+            o.lanes = 2 + (unsigned)(kind % 7);
             dev_check(g, G, bases, k, n, (input_kind)kind, &o);
         }
         printf("  device %s: edge cases at n = %zu agree with the CPU (automatic and forced small shapes)\n",

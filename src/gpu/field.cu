@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gpu/field.cuh"
+#include "gpu/field_inv.cuh"
 #include "gpu/gpu_internal.cuh"
 
 #define OP_THREADS 256
@@ -19,6 +20,7 @@ __global__ static void fr_op_kernel(int op, gfr *out, const gfr *a, const gfr *b
     case G16__GPU_OP_SQR: gfr_sqr(&r, &x); break;
     case G16__GPU_OP_ADD: gfr_add(&r, &x, &y); break;
     case G16__GPU_OP_SUB: gfr_sub(&r, &x, &y); break;
+    case G16__GPU_OP_INV: gfr_inv_var(&r, &x); break;
     default: gfr_neg(&r, &x); break;
     }
     out[i] = r;
@@ -35,6 +37,7 @@ __global__ static void fp_op_kernel(int op, gfp *out, const gfp *a, const gfp *b
     case G16__GPU_OP_SQR: gfp_sqr(&r, &x); break;
     case G16__GPU_OP_ADD: gfp_add(&r, &x, &y); break;
     case G16__GPU_OP_SUB: gfp_sub(&r, &x, &y); break;
+    case G16__GPU_OP_INV: gfp_inv_var(&r, &x); break;
     default: gfp_neg(&r, &x); break;
     }
     out[i] = r;
@@ -99,12 +102,19 @@ extern "C" g16_status g16__gpu_fp_op(g16__gpu *g, g16__gpu_op op, g16_fp *out, c
 #define BENCH_BLOCKS_PER_SM 4
 
 /* Each thread: two independent chains x0 <- x0·y, x1 <- x1·y (field 0: Fr, 2: Fr through the
- * generic reduction). x holds 2 elements per thread, y one. */
+ * generic reduction), or x <- x^(-1) + y (field 3). x holds 2 elements per thread, y one. */
 __global__ static void fr_bench_kernel(gfr *x, const gfr *y, unsigned iters, int generic)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     gfr a = x[2 * i], b = x[2 * i + 1], w = y[i];
-    if (generic) {
+    if (generic == 2) {
+        for (unsigned k = 0; k < iters; k++) {
+            gfr_inv_var(&a, &a);
+            gfr_add(&a, &a, &w);
+            gfr_inv_var(&b, &b);
+            gfr_add(&b, &b, &w);
+        }
+    } else if (generic) {
         for (unsigned k = 0; k < iters; k++) {
             gfr_mul_generic(&a, &a, &w);
             gfr_mul_generic(&b, &b, &w);
@@ -119,13 +129,22 @@ __global__ static void fr_bench_kernel(gfr *x, const gfr *y, unsigned iters, int
     x[2 * i + 1] = b;
 }
 
-__global__ static void fp_bench_kernel(gfp *x, const gfp *y, unsigned iters)
+__global__ static void fp_bench_kernel(gfp *x, const gfp *y, unsigned iters, int inv)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     gfp a = x[2 * i], b = x[2 * i + 1], w = y[i];
-    for (unsigned k = 0; k < iters; k++) {
-        gfp_mul(&a, &a, &w);
-        gfp_mul(&b, &b, &w);
+    if (inv) {
+        for (unsigned k = 0; k < iters; k++) {
+            gfp_inv_var(&a, &a);
+            gfp_add(&a, &a, &w);
+            gfp_inv_var(&b, &b);
+            gfp_add(&b, &b, &w);
+        }
+    } else {
+        for (unsigned k = 0; k < iters; k++) {
+            gfp_mul(&a, &a, &w);
+            gfp_mul(&b, &b, &w);
+        }
     }
     x[2 * i] = a;
     x[2 * i + 1] = b;
@@ -148,7 +167,7 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
                                          g16_error *err)
 {
     g16_status st = G16_OK;
-    int fp = field == 1, limbs = fp ? 12 : 8;
+    int fp = field == 1 || field == 4, inv = field >= 3, limbs = fp ? 12 : 8;
     size_t threads = (size_t)g->info.sm_count * BENCH_BLOCKS_PER_SM * BENCH_THREADS;
     size_t xb = 2 * threads * limbs * 4, yb = threads * limbs * 4;
     uint32_t *hx = NULL, *hy = NULL, *hr = NULL;
@@ -158,8 +177,9 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
     *per_s = 0;
     if (check)
         *check = 0;
-    if (field < 0 || field > 2)
-        return g16__error(err, G16_ERR_ARG, "gpu mul bench: field %d (0 Fr, 1 Fp, 2 Fr generic)", field);
+    if (field < 0 || field > 4)
+        return g16__error(err, G16_ERR_ARG,
+                          "gpu mul bench: field %d (0 Fr, 1 Fp, 2 Fr generic, 3 Fr inversion, 4 Fp inversion)", field);
     hx = (uint32_t *)malloc(xb);
     hy = (uint32_t *)malloc(yb);
     hr = (uint32_t *)malloc(xb);
@@ -179,10 +199,10 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
         unsigned blocks = (unsigned)(threads / BENCH_THREADS);
         if (fp)
             G16_CU_LAUNCH(fp_bench_kernel<<<blocks, BENCH_THREADS, 0, g->stream>>>(
-                (gfp *)d, (const gfp *)((char *)d + xb), iters));
+                (gfp *)d, (const gfp *)((char *)d + xb), iters, inv));
         else
             G16_CU_LAUNCH(fr_bench_kernel<<<blocks, BENCH_THREADS, 0, g->stream>>>(
-                (gfr *)d, (const gfr *)((char *)d + xb), iters, field == 2));
+                (gfr *)d, (const gfr *)((char *)d + xb), iters, inv ? 2 : field == 2));
     }
     G16_CU(cudaEventRecord(g->ev_stop, g->stream));
     G16_CU(cudaMemcpyAsync(hr, d, xb, cudaMemcpyDeviceToHost, g->stream));
@@ -192,9 +212,9 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
         size_t probe[3] = {0, threads / 2 + 1, threads - 1};
         for (int q = 0; q < 3; q++)
             for (int c = 0; c < 2; c++)
-                if (!g16__gpu_replay_mul_chain(fp, hx, hy, hr, probe[q], c, iters)) {
+                if (!g16__gpu_replay_mul_chain(fp, inv, hx, hy, hr, probe[q], c, iters)) {
                     st = g16__error(err, G16_ERR_INTERNAL,
-                                    "gpu mul bench: thread %zu chain %d differs from the CPU after %u multiplications",
+                                    "gpu mul bench: thread %zu chain %d differs from the CPU after %u steps",
                                     probe[q], c, iters);
                     goto cleanup;
                 }

@@ -168,10 +168,11 @@ typedef enum {
     G16__GPU_OP_ADD,     /* out = a + b */
     G16__GPU_OP_SUB,     /* out = a − b */
     G16__GPU_OP_NEG,     /* out = −a */
+    G16__GPU_OP_INV,     /* out = a^(-1), 0 -> 0 (variable time, gpu/field_inv.cuh) */
     G16__GPU_OP_COUNT
 } g16__gpu_op;
 
-/* Element-wise op on host arrays of n elements (b unused by SQR and NEG; out may alias a or b):
+/* Element-wise op on host arrays of n elements (b unused by SQR, NEG and INV; out may alias a or b):
  * copies to the device, runs one kernel, copies back. For tests: checks the CUDA arithmetic
  * against the CPU element for element. */
 g16_status g16__gpu_fr_op(g16__gpu *g, g16__gpu_op op, g16_fr *out, const g16_fr *a, const g16_fr *b, size_t n,
@@ -180,8 +181,9 @@ g16_status g16__gpu_fp_op(g16__gpu *g, g16__gpu_op op, g16_fp *out, const g16_fp
                           g16_error *err);
 
 /* Multiplication throughput: every thread of a full grid runs chains of dependent
- * multiplications x <- x·y on its own values. field 0 = Fr, 1 = Fp. *per_s = multiplications per
- * second over the kernel (device events). *check = the XOR of every result limb (for a
+ * multiplications x <- x·y on its own values. field 0 = Fr, 1 = Fp, 2 = Fr through the generic
+ * reduction; 3 = Fr, 4 = Fp inversion chains x <- x^(-1) + y. *per_s = multiplications (or
+ * inversions) per second over the kernel (device events). *check = the XOR of every result limb (for a
  * host-side replay of a few chains by the caller, see bench_gpu_ntt.c). */
 g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters, double *per_s, uint32_t *check,
                               g16_error *err);

@@ -49,8 +49,9 @@ g16_status g16__gpu_cuda_error(g16_error *err, cudaError_t code, const char *exp
 
 /* Host checks with the CPU field (host_check.c: plain C, so that no CPU field header goes through
  * nvcc): 1 when chain c of benchmark thread i (x0: 2 inputs per thread, y0: 1, xr: the device's
- * results; 8 or 12 limbs per element) equals `iters` CPU multiplications. */
-extern "C" int g16__gpu_replay_mul_chain(int fp, const uint32_t *x0, const uint32_t *y0, const uint32_t *xr,
+ * results; 8 or 12 limbs per element) equals `iters` CPU steps x <- x·y (inv = 0) or
+ * x <- x^(-1) + y (inv = 1). */
+extern "C" int g16__gpu_replay_mul_chain(int fp, int inv, const uint32_t *x0, const uint32_t *y0, const uint32_t *xr,
                                          size_t i, int c, unsigned iters);
 
 /* The context's stream (everything a module enqueues for a context goes there). */

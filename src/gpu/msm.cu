@@ -6,11 +6,19 @@
 
 #include <cub/cub.cuh>
 
+#include "gpu/field_inv.cuh"
 #include "gpu/gpu_internal.cuh"
 #include "gpu/msm_core.cuh"
 #include "gpu/msm_gpu.h"
 
 #define TPB 128         /* threads per block of every kernel */
+/* Lanes per thread of the batch-affine level 0 by default (1: XYZZ level 0). */
+#ifndef G16_MSM_LANES_G1
+#define G16_MSM_LANES_G1 32
+#endif
+#ifndef G16_MSM_LANES_G2
+#define G16_MSM_LANES_G2 1
+#endif
 #define RANDOM_TABLE 48 /* random bases: sums over subsets of this many points */
 
 /* Buffers of a run that depend on n only (allocated at the first run, kept with the handle). */
@@ -35,8 +43,9 @@ typedef struct {
     uint32_t *sk0, *sk1;
     void *sp0, *sp1;
     void *red0, *red1;
+    void *lacc, *lpre, *lanes; /* batch-affine level 0: K·TL lanes */
     /* what was allocated for (a later plan fits when it needs no more) */
-    uint64_t N, nbuckets, slots, nred;
+    uint64_t N, nbuckets, slots, nred, nlanes;
 } pip_bufs;
 
 struct g16__gpu_msm {
@@ -48,6 +57,8 @@ struct g16__gpu_msm {
     uint64_t threads_acc; /* resident threads of the level-0 kernel (one full wave) */
     uint64_t threads_red; /* threads aimed at in the bucket reduction */
     int acc0_blocks;      /* G1: which k_acc0 (3 or 4 blocks per SM); G2: 2 */
+    uint64_t threads_aff; /* resident threads of the batch-affine level-0 kernel */
+    uint32_t lanes;       /* lanes per batch-affine level-0 thread (1: XYZZ level 0 only) */
     /* scratch of the runs: NULL until the first run */
     void *fixed_mem, *pip_mem, *res;
     size_t res_cap; /* results res holds */
@@ -132,6 +143,19 @@ template <int G2, int MINB> __global__ static void __launch_bounds__(TPB, MINB) 
         g1_acc0_thread(&l, t);
 }
 
+/* Batch-affine level 0 (plan K > 1; msm_curve.cuh, acc0_aff_thread). */
+template <int G2> __global__ static void __launch_bounds__(TPB) k_acc0_aff(msm_level lv, uint64_t T)
+{
+    uint64_t t = gtid();
+    if (t >= T)
+        return;
+    msm_level l = lv;
+    if constexpr (G2)
+        g2_acc0_aff_thread(&l, t);
+    else
+        g1_acc0_aff_thread(&l, t);
+}
+
 /* Carry levels (general additions as calls). */
 template <int G2> __global__ static void __launch_bounds__(TPB) k_accn(msm_level lv, uint64_t T)
 {
@@ -193,48 +217,6 @@ template <int G2> __global__ static void k_final(uint32_t nwin, uint32_t c, cons
 
 /* ---------------------------------------------------------------- random bases (benchmarks) */
 
-/* p − 2 in 32-bit limbs (Fermat inversion). */
-#define G16_GFP_PM2                                                                                       \
-    {0xffffaaa9u, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u,                       \
-     0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau}
-
-static __device__ void gfp_inv_fermat(gfp *r, const gfp *a)
-{
-    const uint32_t e[12] = G16_GFP_PM2;
-    gfp acc;
-    gfp_set_one(&acc);
-#pragma unroll 1
-    for (int i = 11; i >= 0; i--) {
-#pragma unroll 1
-        for (int b = 31; b >= 0; b--) {
-            gfp_sqr(&acc, &acc);
-            if ((e[i] >> b) & 1)
-                gfp_mul(&acc, &acc, a);
-        }
-    }
-    *r = acc;
-}
-
-static __device__ void gfp2_inv_fermat(gfp2 *r, const gfp2 *a)
-{
-    gfp t0, t1;
-    gfp_sqr(&t0, &a->c0);
-    gfp_sqr(&t1, &a->c1);
-    gfp_add(&t0, &t0, &t1); /* norm a0² + a1² (u² = −1) */
-    gfp_inv_fermat(&t1, &t0);
-    gfp_mul(&r->c0, &a->c0, &t1);
-    gfp_mul(&t0, &a->c1, &t1);
-    gfp_neg(&r->c1, &t0);
-}
-
-static __device__ __forceinline__ uint64_t splitmix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* Base i = Σ table[j] over the set bits j < RANDOM_TABLE of a hash of (seed, i), made affine. */
 template <int G2> __global__ static void __launch_bounds__(TPB) k_random(const void *table, uint64_t seed, void *out,
                                                                          uint64_t n)
@@ -244,7 +226,7 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_random(const v
     uint64_t i = gtid();
     if (i >= n)
         return;
-    uint64_t h = splitmix(seed ^ splitmix(i)) & ((1ull << RANDOM_TABLE) - 1);
+    uint64_t h = msm_splitmix(seed ^ msm_splitmix(i)) & ((1ull << RANDOM_TABLE) - 1);
     xyzz acc;
     aff r;
     if constexpr (G2) {
@@ -258,7 +240,7 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_random(const v
         } else {
             gfp2 d, inv;
             gfp2_mul(&d, &acc.zz, &acc.zzz);
-            gfp2_inv_fermat(&inv, &d);
+            gfp2_inv_var(&inv, &d);
             gfp2_mul(&d, &inv, &acc.zzz);
             gfp2_mul(&r.x, &acc.x, &d);
             gfp2_mul(&d, &inv, &acc.zz);
@@ -275,7 +257,7 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_random(const v
         } else {
             gfp d, inv;
             gfp_mul(&d, &acc.zz, &acc.zzz);
-            gfp_inv_fermat(&inv, &d);
+            gfp_inv_var(&inv, &d);
             gfp_mul(&d, &inv, &acc.zzz);
             gfp_mul(&r.x, &acc.x, &d);
             gfp_mul(&d, &inv, &acc.zz);
@@ -283,6 +265,164 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_random(const v
         }
     }
     ((aff *)out)[i] = r;
+}
+
+/* ---------------------------------------------------------------- accumulation benchmark */
+
+__global__ static void __launch_bounds__(TPB) k_ab_init(const g1_aff *bases, uint32_t mask, g1_aff *acc, uint32_t K,
+                                                        uint64_t T)
+{
+    uint64_t t = gtid();
+    if (t >= T)
+        return;
+    for (uint32_t j = 0; j < K; j++)
+        acc[j * T + t] = bases[msm_ab_index(t, j, MSM_AB_INIT, mask)];
+}
+
+/*
+ * Affine accumulation with a batch inversion per thread: each round adds one base into each of the
+ * thread's K affine accumulators (acc[j·T + t], in device memory, as bucket state would be),
+ * with one gfp_inv_var for the K slopes (Montgomery's trick; the running products stay in local
+ * memory): 6 products per addition (1 running product, 2 to unwind, λ, λ², y3) + the inversion
+ * over K. No special cases: P = ±A (probability ~2^-380 for these random points) is not
+ * handled; the host replay would show it.
+ */
+__global__ static void __launch_bounds__(TPB) k_ab_affine(const g1_aff *bases, uint32_t mask, g1_aff *acc, uint32_t K,
+                                                          uint32_t steps)
+{
+    uint64_t t = gtid(), T = gridDim.x * (uint64_t)blockDim.x;
+    gfp pre[G16__GPU_AB_KMAX];
+    for (uint32_t s = 0; s < steps; s++) {
+        gfp run, inv;
+#pragma unroll 1
+        for (uint32_t j = 0; j < K; j++) {
+            gfp px = bases[msm_ab_index(t, j, s, mask)].x, ax = acc[j * T + t].x, dx;
+            gfp_sub(&dx, &px, &ax);
+            if (j == 0)
+                run = dx;
+            else
+                gfp_mul_inl(&run, &run, &dx);
+            pre[j] = run;
+        }
+        gfp_inv_var(&inv, &run);
+#pragma unroll 1
+        for (uint32_t j = K; j-- > 0;) {
+            g1_aff p = bases[msm_ab_index(t, j, s, mask)], a = acc[j * T + t], r;
+            gfp dx, il, lam, u;
+            gfp_sub(&dx, &p.x, &a.x);
+            if (j > 0) {
+                gfp_mul_inl(&il, &inv, &pre[j - 1]); /* 1/dx_j */
+                gfp_mul_inl(&inv, &inv, &dx);        /* 1/(dx_0 ··· dx_(j-1)) */
+            } else {
+                il = inv;
+            }
+            gfp_sub(&u, &p.y, &a.y);
+            gfp_mul_inl(&lam, &u, &il);
+            gfp_sqr_inl(&r.x, &lam);
+            gfp_sub(&r.x, &r.x, &a.x);
+            gfp_sub(&r.x, &r.x, &p.x);
+            gfp_sub(&u, &a.x, &r.x);
+            gfp_mul_inl(&r.y, &lam, &u);
+            gfp_sub(&r.y, &r.y, &a.y);
+            acc[j * T + t] = r;
+        }
+    }
+}
+
+/* The same additions into one XYZZ accumulator per thread, kept in registers (as the level-0
+ * kernel keeps a bucket's run): the current algorithm's cost per addition. */
+__global__ static void __launch_bounds__(TPB) k_ab_xyzz(const g1_aff *bases, uint32_t mask, g1_xyzz *out, uint32_t K,
+                                                        uint32_t steps)
+{
+    uint64_t t = gtid();
+    g1_xyzz acc;
+    g1_set_inf(&acc);
+    for (uint32_t s = 0; s < steps; s++)
+#pragma unroll 1
+        for (uint32_t j = 0; j < K; j++)
+            g1_madd_inl(&acc, bases + msm_ab_index(t, j, s, mask), 0);
+    out[t] = acc;
+}
+
+/* Resident threads of one full wave of kernel k (TPB per block). */
+static g16_status full_wave(const g16__gpu *g, const void *k, uint64_t *threads, g16_error *err)
+{
+    g16_status st = G16_OK;
+    int nb = 0;
+    G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, TPB, 0));
+    *threads = (uint64_t)(nb < 1 ? 1 : nb) * TPB * (uint64_t)g->info.sm_count;
+cleanup:
+    return st;
+}
+
+extern "C" g16_status g16__gpu_msm_ab_bench(g16__gpu_msm *m, g16__gpu_ab_bench *b, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__gpu *g;
+    cudaStream_t s;
+    void *dacc = NULL, *dx = NULL;
+    uint32_t mask = 1;
+    uint64_t Ta = 0, Tx = 0;
+    float ms = 0;
+    if (!m || !b || m->g2 || b->K < 1 || b->K > G16__GPU_AB_KMAX || b->steps < 1 || m->n < 2)
+        return g16__error(err, G16_ERR_ARG, "gpu msm ab bench: needs a G1 handle of >= 2 bases, 1 <= K <= %d",
+                          G16__GPU_AB_KMAX);
+    g = m->g;
+    s = g16__gpu_stream(g);
+    while ((uint64_t)mask * 2 <= m->n && mask < (1u << 30))
+        mask *= 2;
+    mask -= 1;
+    st = full_wave(g, (const void *)k_ab_affine, &Ta, err);
+    if (st == G16_OK)
+        st = full_wave(g, (const void *)k_ab_xyzz, &Tx, err);
+    if (st != G16_OK)
+        goto cleanup;
+    {
+        cudaFuncAttributes a;
+        size_t cur = 0;
+        G16_CU(cudaFuncGetAttributes(&a, (const void *)k_ab_affine));
+        G16_CU(cudaDeviceGetLimit(&cur, cudaLimitStackSize));
+        if (cur < a.localSizeBytes)
+            G16_CU(cudaDeviceSetLimit(cudaLimitStackSize, a.localSizeBytes));
+    }
+    st = g16__gpu_alloc(g, &dacc, Ta * b->K * sizeof(g1_aff), "ab bench accumulators", err);
+    if (st == G16_OK)
+        st = g16__gpu_alloc(g, &dx, Tx * sizeof(g1_xyzz), "ab bench xyzz", err);
+    if (st != G16_OK)
+        goto cleanup;
+    G16_CU_LAUNCH(k_ab_init<<<blocks_for(Ta), TPB, 0, s>>>((const g1_aff *)m->bases, mask, (g1_aff *)dacc, b->K, Ta));
+    G16_CU(cudaEventRecord(g->ev_start, s));
+    G16_CU_LAUNCH(k_ab_affine<<<blocks_for(Ta), TPB, 0, s>>>((const g1_aff *)m->bases, mask, (g1_aff *)dacc, b->K,
+                                                            b->steps));
+    G16_CU(cudaEventRecord(g->ev_stop, s));
+    G16_CU(cudaEventSynchronize(g->ev_stop));
+    G16_CU(cudaEventElapsedTime(&ms, g->ev_start, g->ev_stop));
+    b->aff_per_s = (double)Ta * b->K * b->steps / (ms * 1e-3);
+    G16_CU(cudaEventRecord(g->ev_start, s));
+    G16_CU_LAUNCH(k_ab_xyzz<<<blocks_for(Tx), TPB, 0, s>>>((const g1_aff *)m->bases, mask, (g1_xyzz *)dx, b->K,
+                                                          b->steps));
+    G16_CU(cudaEventRecord(g->ev_stop, s));
+    G16_CU(cudaEventSynchronize(g->ev_stop));
+    G16_CU(cudaEventElapsedTime(&ms, g->ev_start, g->ev_stop));
+    b->xyzz_per_s = (double)Tx * b->K * b->steps / (ms * 1e-3);
+    b->threads_aff = Ta;
+    b->threads_xyzz = Tx;
+    b->mask = mask;
+    /* the checked threads' results: K affine accumulators, one XYZZ point each */
+    for (int q = 0; q < 3; q++) {
+        uint64_t ta = q == 0 ? 0 : q == 1 ? Ta / 2 : Ta - 1, tx = q == 0 ? 0 : q == 1 ? Tx / 2 : Tx - 1;
+        b->check_t_aff[q] = ta;
+        b->check_t_xyzz[q] = tx;
+        for (uint32_t j = 0; j < b->K; j++)
+            G16_CU(cudaMemcpyAsync(&b->aff[q][j], (const g1_aff *)dacc + j * Ta + ta, sizeof(g1_aff),
+                                   cudaMemcpyDeviceToHost, s));
+        G16_CU(cudaMemcpyAsync(b->xyzz[q], (const g1_xyzz *)dx + tx, sizeof(g1_xyzz), cudaMemcpyDeviceToHost, s));
+    }
+    G16_CU(cudaStreamSynchronize(s));
+cleanup:
+    g16__gpu_free(g, dacc);
+    g16__gpu_free(g, dx);
+    return st;
 }
 
 /* ---------------------------------------------------------------- handles */
@@ -299,6 +439,7 @@ static g16_status stack_limit(g16_error *err)
     const void *kernels[] = {(const void *)k_acc0<1, 2>, (const void *)k_accn<1>,    (const void *)k_reduce<1>,
                              (const void *)k_sum<1>,     (const void *)k_ones<1>,    (const void *)k_final<1>,
                              (const void *)k_random<1>,  (const void *)k_acc0<0, 3>, (const void *)k_acc0<0, 4>,
+                             (const void *)k_acc0_aff<0>, (const void *)k_acc0_aff<1>,
                              (const void *)k_reduce<0>};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         cudaFuncAttributes a;
@@ -335,6 +476,17 @@ static g16_status occupancy(g16__gpu_msm *m, g16_error *err)
         nb = 1;
     m->threads_acc = (uint64_t)nb * TPB * (uint64_t)m->g->info.sm_count;
     m->threads_red = 2 * m->threads_acc;
+    if (m->g2)
+        G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0_aff<1>, TPB, 0));
+    else
+        G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0_aff<0>, TPB, 0));
+    m->threads_aff = (uint64_t)(nb < 1 ? 1 : nb) * TPB * (uint64_t)m->g->info.sm_count;
+    {
+        /* lanes per batch-affine level-0 thread: G16_MSM_LANES_G1 / _G2 (1 = the XYZZ level 0) */
+        const char *e = getenv(m->g2 ? "G16_MSM_LANES_G2" : "G16_MSM_LANES_G1");
+        long v = e ? strtol(e, NULL, 10) : (m->g2 ? G16_MSM_LANES_G2 : G16_MSM_LANES_G1);
+        m->lanes = v < 1 ? 1 : v > (long)MSM_AFF_KMAX ? MSM_AFF_KMAX : (uint32_t)v;
+    }
 cleanup:
     return st;
 }
@@ -550,6 +702,13 @@ typedef struct {
 
 static uint64_t slots_for(const msm_plan *pl) { return 2 * pl->T0 + 2; }
 
+/* Lanes of the batch-affine level 0 for a run: the options' (1 forces the XYZZ level 0), else the
+ * handle's default. */
+static uint32_t lanes_for(const g16__gpu_msm *m, const g16__gpu_msm_opts *o)
+{
+    return o && o->lanes ? o->lanes : m->lanes;
+}
+
 /* Carves `count` buffers of the given sizes out of one allocation. */
 static g16_status arena(g16__gpu *g, void **mem, void **ptrs[], const size_t sizes[], const char *const what[],
                         int count, const char *name, g16_error *err)
@@ -626,27 +785,32 @@ static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
     pip_bufs *p = x->p;
     size_t xs = xyzz_size(x->m->g2), sort_bytes = 0;
     uint64_t nb = (uint64_t)pl->nwin * pl->B, slots = slots_for(pl), nred = (uint64_t)pl->nwin * pl->TR;
+    uint64_t nl = pl->K > 1 ? (uint64_t)pl->K * pl->TL : 0;
+    size_t fs = x->m->g2 ? sizeof(gfp2) : sizeof(gfp);
     {
         cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
         G16_CU(cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, dk, dv, (uint64_t)pl->N, 0, (int)pl->key_bits,
                                                x->s));
     }
     if (x->m->pip_mem && pl->N <= p->N && nb <= p->nbuckets && slots <= p->slots && nred <= p->nred &&
-        sort_bytes <= p->sort_bytes)
+        nl <= p->nlanes && sort_bytes <= p->sort_bytes)
         return G16_OK;
     g16__gpu_free(x->g, x->m->pip_mem);
     x->m->pip_mem = NULL;
     memset(p, 0, sizeof *p);
     {
         size_t sizes[] = {pl->N * 4, pl->N * 4, pl->N * 4, pl->N * 4, sort_bytes, nb * xs, slots * 4, slots * 4,
-                          slots * xs, slots * xs, nred * xs, nred * xs};
+                          slots * xs, slots * xs, nred * xs, nred * xs, nl * aff_size(x->m->g2), nl * fs,
+                          nl * sizeof(msm_lane)};
         void **ptrs[] = {(void **)&p->k0, (void **)&p->k1, (void **)&p->v0, (void **)&p->v1, &p->sort_tmp,
-                         &p->buckets, (void **)&p->sk0, (void **)&p->sk1, &p->sp0, &p->sp1, &p->red0, &p->red1};
+                         &p->buckets, (void **)&p->sk0, (void **)&p->sk1, &p->sp0, &p->sp1, &p->red0, &p->red1,
+                         &p->lacc, &p->lpre, &p->lanes};
         const char *const what[] = {"MSM digit keys", "MSM digit keys (sort)", "MSM digit values",
                                     "MSM digit values (sort)", "MSM sort scratch", "MSM buckets",
                                     "MSM carry keys", "MSM carry keys", "MSM carry points", "MSM carry points",
-                                    "MSM window partial sums", "MSM window partial sums"};
-        st = arena(x->g, &x->m->pip_mem, ptrs, sizes, what, 12, "MSM Pippenger scratch", err);
+                                    "MSM window partial sums", "MSM window partial sums",
+                                    "MSM affine lane sums", "MSM affine lane products", "MSM affine lanes"};
+        st = arena(x->g, &x->m->pip_mem, ptrs, sizes, what, 15, "MSM Pippenger scratch", err);
         if (st != G16_OK)
             goto cleanup;
     }
@@ -655,6 +819,7 @@ static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
     p->nbuckets = nb;
     p->slots = slots;
     p->nred = nred;
+    p->nlanes = nl;
 cleanup:
     return st;
 }
@@ -718,7 +883,15 @@ template <int G2> static g16_status pippenger(run_ctx *x, const msm_plan *pl, co
         lv.buckets = p->buckets;
         lv.okeys = p->sk0;
         lv.opts = p->sp0;
-        if constexpr (G2)
+        lv.K = pl->K;
+        lv.T0 = pl->T0;
+        lv.TL = pl->TL;
+        lv.lacc = p->lacc;
+        lv.lpre = p->lpre;
+        lv.lanes = (msm_lane *)p->lanes;
+        if (pl->K > 1)
+            G16_CU_LAUNCH(k_acc0_aff<G2><<<blocks_for(pl->TL), TPB, 0, x->s>>>(lv, pl->TL));
+        else if constexpr (G2)
             G16_CU_LAUNCH(k_acc0<1, 2><<<blocks_for(pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
         else if (x->m->acc0_blocks == 4)
             G16_CU_LAUNCH(k_acc0<0, 4><<<blocks_for(pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
@@ -811,7 +984,7 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
         goto cleanup;
     if (count > 0) {
         msm_plan_make(&pl, (uint64_t)count, o ? o->window : 0, o && o->threads0 ? o->threads0 : m->threads_acc,
-                      m->threads_red, o ? o->carry_per : 0);
+                      m->threads_red, o ? o->carry_per : 0, lanes_for(m, o), o && o->threads0 ? o->threads0 : m->threads_aff);
         st = pip_ensure(x, &pl, err);
         if (st != G16_OK)
             goto cleanup;
@@ -922,7 +1095,7 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
          * fit, and a set that does not gives the error) */
         msm_plan pl;
         msm_plan_make(&pl, m->n, o ? o->window : 0, o && o->threads0 ? o->threads0 : m->threads_acc, m->threads_red,
-                      o ? o->carry_per : 0);
+                      o ? o->carry_per : 0, lanes_for(m, o), o && o->threads0 ? o->threads0 : m->threads_aff);
         st = pip_ensure(&x, &pl, err);
         if (st == G16_ERR_NOMEM)
             st = G16_OK;

@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "gpu/field.cuh"
+#include "gpu/field_inv.cuh"
 
 /* ---------------------------------------------------------------- small helpers */
 
@@ -79,6 +80,23 @@ G16_HD void gfp_set_zero(gfp *r)
     G16_UNROLL
     for (int j = 0; j < G16_GFP_LIMBS; j++)
         r->l[j] = 0;
+}
+
+/* SplitMix64's finalizer: the hash of the random bases and of the accumulation benchmark. */
+G16_HD uint64_t msm_splitmix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Base index of addition (t, j, s) of the accumulation benchmark (msm_gpu.h, g16__gpu_msm_ab_bench;
+ * s = MSM_AB_INIT: the start value of affine accumulator j); mask + 1 is a power of two. */
+#define MSM_AB_INIT 0xffffffffu
+G16_HD uint32_t msm_ab_index(uint64_t t, uint32_t j, uint32_t s, uint32_t mask)
+{
+    return (uint32_t)msm_splitmix(msm_splitmix(t) ^ ((uint64_t)s << 8 | j)) & mask;
 }
 
 /* The Fp products of the point arithmetic in the hot loops (the level-0 accumulation, the ones,
@@ -199,12 +217,26 @@ G16_HD void gfp2_set_one(gfp2 *r)
     gfp_set_one(&r->c0);
     gfp_set_zero(&r->c1);
 }
+/* (a0 + a1·u)^(-1) = (a0 − a1·u) / (a0² + a1²) (u² = −1): one Fp inversion; 0 gives 0. */
+G16_HD void gfp2_inv_var(gfp2 *r, const gfp2 *a)
+{
+    gfp t0, t1;
+    gfp_mul_inl2(&t0, &a->c0, &a->c0);
+    gfp_mul_inl2(&t1, &a->c1, &a->c1);
+    gfp_add(&t0, &t0, &t1);
+    gfp_inv_var(&t1, &t0);
+    gfp_mul_inl2(&r->c0, &a->c0, &t1);
+    gfp_mul_inl2(&t0, &a->c1, &t1);
+    gfp_neg(&r->c1, &t0);
+}
 
 /* ---------------------------------------------------------------- plan */
 
 #define MSM_MAX_WINDOW 20u /* c; buckets per window 2^(c-1) */
 #define MSM_CARRY_PER 16u  /* entries per thread in the carry levels (>= 4 so that they shrink) */
 #define MSM_SUM_GROUP 8u
+#define MSM_AFF_KMAX 64u     /* lanes per thread of the batch-affine level 0 */
+#define MSM_AFF_MIN_PER 32u  /* entries per lane below which level 0 stays XYZZ */
 
 typedef struct {
     uint32_t c, nwin, B;   /* window bits, windows, buckets per window (2^(c-1)) */
@@ -212,7 +244,9 @@ typedef struct {
     uint32_t key_bits;     /* bits the sort looks at: 2^key_bits > sent */
     uint64_t m;            /* non-trivial scalars */
     uint64_t N;            /* entries nwin·m */
-    uint64_t per0, T0;     /* level 0: entries per thread and threads */
+    uint64_t per0, T0;     /* level 0: entries per (virtual) thread and (virtual) threads */
+    uint32_t K;            /* level 0: lanes (virtual threads) per thread; 1: XYZZ, > 1: affine */
+    uint64_t TL;           /* level 0: real threads, ceil(T0 / K) */
     uint32_t per;          /* carry levels: entries per thread */
     uint32_t L, TR;        /* buckets per reduction thread; reduction threads per window (B / L) */
 } msm_plan;
@@ -239,7 +273,8 @@ G16_HD uint64_t msm_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 /* The plan for m > 0 non-trivial scalars: window c (0 = automatic), about `threads0` threads at
  * level 0 and `threads_red` in the reduction (the device's resident thread counts; small
  * values in the host tests), `per` entries per thread in the carry levels (0 = default). */
-G16_HD void msm_plan_make(msm_plan *p, uint64_t m, uint32_t c, uint64_t threads0, uint64_t threads_red, uint32_t per)
+G16_HD void msm_plan_make(msm_plan *p, uint64_t m, uint32_t c, uint64_t threads0, uint64_t threads_red, uint32_t per,
+                          uint32_t lanes, uint64_t threads_aff)
 {
     p->c = c ? c : msm_window_for(m);
     p->nwin = (256 + p->c - 1) / p->c;
@@ -250,10 +285,24 @@ G16_HD void msm_plan_make(msm_plan *p, uint64_t m, uint32_t c, uint64_t threads0
         p->key_bits++;
     p->m = m;
     p->N = (uint64_t)p->nwin * m;
-    p->per0 = msm_div_up(p->N, threads0 ? threads0 : 1);
-    if (p->per0 < 4)
-        p->per0 = 4;
+    p->K = 1;
+    p->per0 = 0;
+    if (lanes > 1) {
+        /* batch-affine level 0 only when each lane has entries enough to amortize its start and
+         * end (and its two carry slots): otherwise the XYZZ level 0 below */
+        uint64_t v = (threads_aff ? threads_aff : 1) * (uint64_t)(lanes > MSM_AFF_KMAX ? MSM_AFF_KMAX : lanes);
+        if (msm_div_up(p->N, v) >= MSM_AFF_MIN_PER) {
+            p->K = lanes > MSM_AFF_KMAX ? MSM_AFF_KMAX : lanes;
+            p->per0 = msm_div_up(p->N, v);
+        }
+    }
+    if (p->K == 1) {
+        p->per0 = msm_div_up(p->N, threads0 ? threads0 : 1);
+        if (p->per0 < 4)
+            p->per0 = 4;
+    }
     p->T0 = msm_div_up(p->N, p->per0);
+    p->TL = msm_div_up(p->T0, p->K);
     p->per = per >= 4 ? per : MSM_CARRY_PER;
     uint64_t total = (uint64_t)p->nwin * p->B, want = threads_red ? threads_red : 1;
     /* at least c buckets per reduction thread: a thread's (s·L)·(segment total) costs about
@@ -280,7 +329,31 @@ typedef struct {
     void *buckets;        /* xyzz, nwin·B */
     uint32_t *okeys;      /* 2 slots per thread */
     void *opts;
+    /* batch-affine level 0 (K > 1): T0 lanes in TL threads; lane j of thread t is virtual thread
+     * t·K + j (its entries, slots and keys as acc0_thread's for that index), its state at
+     * j·TL + t of each array */
+    uint32_t K;
+    uint64_t T0, TL;
+    void *lacc;           /* affine accumulators */
+    void *lpre;           /* running products of the slopes' denominators (field elements) */
+    struct msm_lane *lanes;
 } msm_level;
+
+/* A lane of the batch-affine level 0 between two rounds. */
+typedef struct msm_lane {
+    uint64_t i, end; /* next entry, end of the range */
+    uint32_t cur;    /* key of the run being summed */
+    uint32_t st;     /* MSM_LN_* */
+    uint32_t v;      /* the entry added in this round (base index | sign << 31) */
+    uint32_t pad;
+} msm_lane;
+#define MSM_LN_LIVE 1u   /* range not finished */
+#define MSM_LN_FIRST 2u  /* no run ended yet */
+#define MSM_LN_HEAD 4u   /* the first run began in an earlier range */
+#define MSM_LN_INF 8u    /* the accumulator is infinity */
+#define MSM_LN_ADD 16u   /* this round: chord addition, denominator x_P − x_A */
+#define MSM_LN_DBL 32u   /* this round: doubling, denominator 2·y_A */
+#define MSM_LN_FIRSTDEN 64u /* this round: the first lane with a denominator */
 
 /* ---------------------------------------------------------------- scalars */
 

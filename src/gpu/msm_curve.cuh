@@ -285,6 +285,196 @@ G16_HD void MSM_P(acc0_thread)(const msm_level *lv, uint64_t t)
         buckets[cur] = acc;
 }
 
+/* The level-0 store of a finished run's sum (affine, or infinity) in XYZZ form. */
+G16_HD void MSM_P(lane_store)(MSM_P(xyzz) *dst, const MSM_P(aff) *acc, uint32_t st)
+{
+    if (st & MSM_LN_INF)
+        MSM_P(set_inf)(dst);
+    else
+        MSM_P(from_aff)(dst, acc, 0);
+}
+
+/* Base v (index | sign << 31) as a point. */
+G16_HD void MSM_P(lane_base)(MSM_P(aff) *p, const MSM_P(aff) *bases, uint32_t v)
+{
+    MSM_P(aff_load)(p, &bases[v & 0x7fffffffu]);
+    if (v >> 31)
+        MSM_F(neg)(&p->y, &p->y);
+}
+
+/* Forward step of lane q (virtual thread vt) in a round: finishes the lane at the end of its
+ * range, stores a run that ends, loads the first point of a run, or sets up an addition and
+ * returns its slope's denominator in *den (st gets MSM_LN_ADD or MSM_LN_DBL). Returns 1 when the
+ * lane was live at the start of the round and finished in it. */
+G16_HD int MSM_P(lane_step)(const msm_level *lv, uint64_t q, uint64_t vt, MSM_FE *den)
+{
+    const MSM_P(aff) *bases = (const MSM_P(aff) *)lv->bases;
+    MSM_P(xyzz) *spts = (MSM_P(xyzz) *)lv->opts;
+    MSM_P(aff) *lacc = (MSM_P(aff) *)lv->lacc;
+    msm_lane L = lv->lanes[q];
+    int done = 0;
+    L.st &= ~(MSM_LN_ADD | MSM_LN_DBL | MSM_LN_FIRSTDEN);
+    if (L.st & MSM_LN_LIVE) {
+        uint32_t k = L.i < L.end ? lv->keys[L.i] : lv->sent;
+        if (k == lv->sent) {
+            /* as the end of acc0_thread: the last run goes to the head slot, the tail slot (it
+             * goes on past the range) or its bucket */
+            int tail = L.i == L.end && L.end < lv->n && lv->keys[L.end] == L.cur;
+            lv->okeys[2 * vt + 1] = L.cur;
+            if ((L.st & MSM_LN_FIRST) && (L.st & MSM_LN_HEAD))
+                MSM_P(lane_store)(&spts[2 * vt], &lacc[q], L.st);
+            else if (tail)
+                MSM_P(lane_store)(&spts[2 * vt + 1], &lacc[q], L.st);
+            else
+                MSM_P(lane_store)(&((MSM_P(xyzz) *)lv->buckets)[L.cur], &lacc[q], L.st);
+            L.st &= ~MSM_LN_LIVE;
+            done = 1;
+        } else {
+            uint32_t v = lv->vals[L.i];
+            MSM_P(aff) p, a;
+            MSM_P(lane_base)(&p, bases, v);
+            L.i++;
+            if (k != L.cur) {
+                if ((L.st & MSM_LN_FIRST) && (L.st & MSM_LN_HEAD))
+                    MSM_P(lane_store)(&spts[2 * vt], &lacc[q], L.st);
+                else
+                    MSM_P(lane_store)(&((MSM_P(xyzz) *)lv->buckets)[L.cur], &lacc[q], L.st);
+                L.st &= ~(MSM_LN_FIRST | MSM_LN_INF);
+                L.cur = k;
+                lacc[q] = p;
+            } else if (L.st & MSM_LN_INF) {
+                L.st &= ~MSM_LN_INF;
+                lacc[q] = p;
+            } else {
+                MSM_FE dy;
+                a = lacc[q];
+                MSM_F(sub)(den, &p.x, &a.x);
+                MSM_F(sub)(&dy, &p.y, &a.y);
+                if (!MSM_F(is_zero)(den)) {
+                    L.st |= MSM_LN_ADD;
+                } else if (MSM_F(is_zero)(&dy) && !MSM_F(is_zero)(&a.y)) {
+                    L.st |= MSM_LN_DBL; /* P = A: the tangent, denominator 2·y */
+                    MSM_F(add)(den, &a.y, &a.y);
+                } else {
+                    L.st |= MSM_LN_INF; /* P = −A (or a point of order 2 doubled) */
+                }
+                L.v = v;
+            }
+        }
+    }
+    lv->lanes[q] = L;
+    return done;
+}
+
+/* Backward step of lane q: with inv = 1 / (the product of this round's denominators up to and
+ * including this lane's), the lane's affine sum, and inv for the lanes before it. */
+G16_HD void MSM_P(lane_finish)(const msm_level *lv, uint64_t q, MSM_FE *inv)
+{
+    const MSM_P(aff) *bases = (const MSM_P(aff) *)lv->bases;
+    MSM_P(aff) *lacc = (MSM_P(aff) *)lv->lacc;
+    const MSM_FE *lpre = (const MSM_FE *)lv->lpre;
+    uint32_t st = lv->lanes[q].st;
+    MSM_P(aff) p, a = lacc[q], r;
+    MSM_FE den, il, lam, u;
+    MSM_P(lane_base)(&p, bases, lv->lanes[q].v);
+    if (st & MSM_LN_ADD) {
+        MSM_F(sub)(&den, &p.x, &a.x);
+        MSM_F(sub)(&u, &p.y, &a.y);
+    } else {
+        MSM_F(add)(&den, &a.y, &a.y);
+        MSM_F(sqr_inl)(&lam, &a.x);
+        MSM_F(add)(&u, &lam, &lam);
+        MSM_F(add)(&u, &u, &lam); /* 3x² */
+    }
+    if (st & MSM_LN_FIRSTDEN) {
+        il = *inv;
+    } else {
+        MSM_F(mul_inl)(&il, inv, &lpre[q]);
+        MSM_F(mul_inl)(inv, inv, &den);
+    }
+    MSM_F(mul_inl)(&lam, &u, &il);
+    MSM_F(sqr_inl)(&r.x, &lam);
+    MSM_F(sub)(&r.x, &r.x, &a.x);
+    MSM_F(sub)(&r.x, &r.x, &p.x); /* x3 = λ² − x_A − x_P (x_P = x_A for the tangent) */
+    MSM_F(sub)(&u, &a.x, &r.x);
+    MSM_F(mul_inl)(&r.y, &lam, &u);
+    MSM_F(sub)(&r.y, &r.y, &a.y); /* y3 = λ(x_A − x3) − y_A */
+    lacc[q] = r;
+}
+
+/*
+ * Batch-affine level 0 (msm_core.cuh, step 3; plan K > 1): real thread t runs the K virtual
+ * threads t·K .. t·K + K − 1 of acc0_thread (same entry ranges, slots, keys and buckets) as lanes
+ * in lock-step: each round every live lane takes its next entry, and the lanes that add share one
+ * inversion for their slopes (Montgomery's trick: 3 products per addition, plus λ, λ², y3: 6
+ * against the XYZZ mixed addition's 10). Lane state lives in device memory (lv->lanes, lacc,
+ * lpre at j·TL + t). Special cases as madd_inl: P = A doubles (tangent), P = −A gives infinity.
+ * Measured first as bench_gpu_ab (bench/RESULTS.md): K = 32 lanes 0.81x the XYZZ time per
+ * addition on the H200, K = 64 0.77x.
+ */
+G16_HD void MSM_P(acc0_aff_thread)(const msm_level *lv, uint64_t t)
+{
+    MSM_P(xyzz) *spts = (MSM_P(xyzz) *)lv->opts;
+    MSM_FE *lpre = (MSM_FE *)lv->lpre;
+    const uint32_t *keys = lv->keys;
+    uint64_t n = lv->n, TL = lv->TL;
+    uint32_t K = lv->K, sent = lv->sent, live = 0;
+    G16_NOUNROLL
+    for (uint32_t j = 0; j < K; j++) {
+        uint64_t vt = t * K + j, q = (uint64_t)j * TL + t;
+        msm_lane L;
+        L.i = L.end = 0;
+        L.cur = L.st = L.v = L.pad = 0;
+        if (vt < lv->T0) {
+            uint64_t start = vt * lv->per, end = start + lv->per < n ? start + lv->per : n;
+            lv->okeys[2 * vt] = sent;
+            lv->okeys[2 * vt + 1] = sent;
+            MSM_P(set_inf)(&spts[2 * vt]);
+            MSM_P(set_inf)(&spts[2 * vt + 1]);
+            if (start < n && keys[start] != sent) {
+                L.cur = keys[start];
+                L.i = start;
+                L.end = end;
+                L.st = MSM_LN_LIVE | MSM_LN_FIRST | MSM_LN_INF;
+                if (start > 0 && keys[start - 1] == L.cur)
+                    L.st |= MSM_LN_HEAD;
+                lv->okeys[2 * vt] = L.cur;
+                live++;
+            }
+        }
+        lv->lanes[q] = L;
+    }
+    while (live > 0) {
+        MSM_FE run, inv;
+        int any = 0;
+        G16_NOUNROLL
+        for (uint32_t j = 0; j < K; j++) {
+            uint64_t q = (uint64_t)j * TL + t;
+            MSM_FE den;
+            live -= (uint32_t)MSM_P(lane_step)(lv, q, t * K + j, &den);
+            if (lv->lanes[q].st & (MSM_LN_ADD | MSM_LN_DBL)) {
+                if (!any) {
+                    lv->lanes[q].st |= MSM_LN_FIRSTDEN;
+                    run = den;
+                    any = 1;
+                } else {
+                    lpre[q] = run; /* the product of the denominators before this lane's */
+                    MSM_F(mul_inl)(&run, &run, &den);
+                }
+            }
+        }
+        if (!any)
+            continue;
+        MSM_F(inv_var)(&inv, &run);
+        G16_NOUNROLL
+        for (uint32_t j = K; j-- > 0;) {
+            uint64_t q = (uint64_t)j * TL + t;
+            if (lv->lanes[q].st & (MSM_LN_ADD | MSM_LN_DBL))
+                MSM_P(lane_finish)(lv, q, &inv);
+        }
+    }
+}
+
 /* One thread of a carry level >= 1: the same walk over the previous level's slots, with general
  * additions (calls), a run wholly inside the range added into its bucket. */
 G16_HD void MSM_P(accn_thread)(const msm_level *lv, uint64_t t)

@@ -68,6 +68,8 @@ typedef struct {
                          * runs far faster on a CPU core than on one GPU thread); 0: on the GPU */
     int device_scalars; /* 1: `scalars` is a device pointer (this handle's device; e.g. the H step's
                          * output): copied device to device, never read on the host */
+    unsigned lanes;     /* 0: default; 1: XYZZ accumulation level 0; K in [2, 64]: batch-affine level 0
+                         * with K lanes per thread when each lane gets >= 32 entries */
 } g16__gpu_msm_opts;
 
 typedef struct g16__gpu_msm g16__gpu_msm;
@@ -108,6 +110,31 @@ g16_status g16__gpu_p1_msm(g16__gpu *g, g16_p1 *out, const g16_p1_affine *bases,
                            g16_error *err);
 g16_status g16__gpu_p2_msm(g16__gpu *g, g16_p2 *out, const g16_p2_affine *bases, const g16_fr *scalars, size_t n,
                            g16_error *err);
+
+/*
+ * Benchmark of two ways to accumulate buckets (bench_gpu_msm; a G1 handle of n >= 2 bases): one
+ * full wave of threads each adds `steps` rounds of K bases (base g16__gpu_ab_index(t, j, s, mask)
+ * for thread t, accumulator j, round s; mask + 1 = the largest power of two <= n, at most 2^30)
+ *   affine: into K affine accumulators per thread kept in device memory, one variable-time
+ *           inversion per round for the K slopes (Montgomery's trick); accumulator j starts at
+ *           base g16__gpu_ab_index(t, j, 0xffffffff, mask);
+ *   xyzz:   into one XYZZ accumulator per thread kept in registers, from infinity (the mixed
+ *           addition the MSM's level-0 accumulation uses).
+ * Fills the rates (additions per second, device events), the thread counts, and the results of
+ * three threads (first, middle, last of each kernel's grid) for a replay on the CPU.
+ */
+#define G16__GPU_AB_KMAX 64
+typedef struct {
+    uint32_t K, steps;          /* in */
+    double aff_per_s, xyzz_per_s;
+    uint64_t threads_aff, threads_xyzz;
+    uint32_t mask;
+    uint64_t check_t_aff[3], check_t_xyzz[3];
+    g16_p1_affine aff[3][G16__GPU_AB_KMAX];
+    uint32_t xyzz[3][48]; /* X, Y, ZZ, ZZZ as the device leaves them (g16__gpu_msm_xyzz_to_p1) */
+} g16__gpu_ab_bench;
+g16_status g16__gpu_msm_ab_bench(g16__gpu_msm *m, g16__gpu_ab_bench *b, g16_error *err);
+uint32_t g16__gpu_ab_index(uint64_t t, uint32_t j, uint32_t s, uint32_t mask);
 
 /* Host helpers (msm_host.c, in every build): an XYZZ point as the device leaves it (4 / 8 Fp
  * elements X, Y, ZZ, ZZZ, the bits of g16_fp) to the normalized Jacobian form described above. */

@@ -6,6 +6,7 @@
 #include "curve/g2.h"
 #include "field/fp2.h"
 #include "field/fr.h"
+#include "gpu/msm_core.cuh"
 #include "gpu/msm_gpu.h"
 
 /* x = X/ZZ, y = Y/ZZZ with one inversion of ZZ·ZZZ; ZZ = 0 is infinity. Affine coordinates are
@@ -167,3 +168,5 @@ void g16__gpu_msm_final_host(void *out, int g2, uint32_t nwin, uint32_t c, const
         jac1_to_xyzz(out, &acc);
     }
 }
+
+uint32_t g16__gpu_ab_index(uint64_t t, uint32_t j, uint32_t s, uint32_t mask) { return msm_ab_index(t, j, s, mask); }

@@ -58,6 +58,12 @@ g16_status g16__gpu_msm_download_bases(g16__gpu_msm *m, void *host, size_t first
     return no_cuda(err);
 }
 
+g16_status g16__gpu_msm_ab_bench(g16__gpu_msm *m, g16__gpu_ab_bench *b, g16_error *err)
+{
+    (void)m, (void)b;
+    return no_cuda(err);
+}
+
 void g16__gpu_msm_destroy(g16__gpu_msm *m) { (void)m; }
 void g16__gpu_msm_release_scratch(g16__gpu_msm *m) { (void)m; }
 size_t g16__gpu_msm_size(const g16__gpu_msm *m) { (void)m; return 0; }
