@@ -336,12 +336,15 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
             lv.TL = pl.TL;
             lv.lacc = xmalloc(nl * G->aff_sz);
             lv.lpre = xmalloc(nl * G->aff_sz / 2);
+            lv.lden = xmalloc(nl * G->aff_sz);
             lv.lanes = xmalloc(nl * sizeof(msm_lane));
             memset(lv.lpre, 0x5a, nl * G->aff_sz / 2); /* poison: read only where written */
+            memset(lv.lden, 0x5a, nl * G->aff_sz);
             for (uint64_t t = 0; t < pl.TL; t++)
                 G->acc_aff(&lv, t);
             free(lv.lacc);
             free(lv.lpre);
+            free(lv.lden);
             free(lv.lanes);
             lv.K = 0;
             sim_aff_runs++;

@@ -12,9 +12,15 @@
 #include "gpu/msm_gpu.h"
 
 #define TPB 128         /* threads per block of every kernel */
-/* Lanes per thread of the batch-affine level 0 by default (1: XYZZ level 0). */
+/* Lanes per thread of the batch-affine level 0 by default (1: XYZZ level 0). Off: on the H200 the
+ * batch-affine level 0 was slower than the XYZZ one at every size (bench_gpu_msm 24 22, accumulate
+ * phase, bench/RESULTS.md "Session of 2026-12-03 (seventh)"): G1 2^24 random 108.7 ms XYZZ, 112.0
+ * with 32 lanes, 116.2 with 64; G1 2^24 Filecoin-like 38.1 / 43.8; G2 2^22 random 114.1 / 117.2
+ * (16 lanes). Its 6 products per addition save less than its lane state costs: about 1 KB of
+ * device-memory traffic per addition (lane, sums, slopes, products), where XYZZ keeps a run's
+ * accumulator in registers. */
 #ifndef G16_MSM_LANES_G1
-#define G16_MSM_LANES_G1 32
+#define G16_MSM_LANES_G1 1
 #endif
 #ifndef G16_MSM_LANES_G2
 #define G16_MSM_LANES_G2 1
@@ -43,7 +49,7 @@ typedef struct {
     uint32_t *sk0, *sk1;
     void *sp0, *sp1;
     void *red0, *red1;
-    void *lacc, *lpre, *lanes; /* batch-affine level 0: K·TL lanes */
+    void *lacc, *lpre, *lden, *lanes; /* batch-affine level 0: K·TL lanes */
     /* what was allocated for (a later plan fits when it needs no more) */
     uint64_t N, nbuckets, slots, nred, nlanes;
 } pip_bufs;
@@ -143,8 +149,10 @@ template <int G2, int MINB> __global__ static void __launch_bounds__(TPB, MINB) 
         g1_acc0_thread(&l, t);
 }
 
-/* Batch-affine level 0 (plan K > 1; msm_curve.cuh, acc0_aff_thread). */
-template <int G2> __global__ static void __launch_bounds__(TPB) k_acc0_aff(msm_level lv, uint64_t T)
+/* Batch-affine level 0 (plan K > 1; msm_curve.cuh, acc0_aff_thread). G1 at 3 blocks per SM
+ * (168 registers; unbounded, ptxas takes 174 and only 2 blocks fit), G2 at 2. */
+template <int G2>
+__global__ static void __launch_bounds__(TPB, G2 ? 2 : 3) k_acc0_aff(msm_level lv, uint64_t T)
 {
     uint64_t t = gtid();
     if (t >= T)
@@ -801,16 +809,17 @@ static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
     {
         size_t sizes[] = {pl->N * 4, pl->N * 4, pl->N * 4, pl->N * 4, sort_bytes, nb * xs, slots * 4, slots * 4,
                           slots * xs, slots * xs, nred * xs, nred * xs, nl * aff_size(x->m->g2), nl * fs,
-                          nl * sizeof(msm_lane)};
+                          2 * nl * fs, nl * sizeof(msm_lane)};
         void **ptrs[] = {(void **)&p->k0, (void **)&p->k1, (void **)&p->v0, (void **)&p->v1, &p->sort_tmp,
                          &p->buckets, (void **)&p->sk0, (void **)&p->sk1, &p->sp0, &p->sp1, &p->red0, &p->red1,
-                         &p->lacc, &p->lpre, &p->lanes};
+                         &p->lacc, &p->lpre, &p->lden, &p->lanes};
         const char *const what[] = {"MSM digit keys", "MSM digit keys (sort)", "MSM digit values",
                                     "MSM digit values (sort)", "MSM sort scratch", "MSM buckets",
                                     "MSM carry keys", "MSM carry keys", "MSM carry points", "MSM carry points",
                                     "MSM window partial sums", "MSM window partial sums",
-                                    "MSM affine lane sums", "MSM affine lane products", "MSM affine lanes"};
-        st = arena(x->g, &x->m->pip_mem, ptrs, sizes, what, 15, "MSM Pippenger scratch", err);
+                                    "MSM affine lane sums", "MSM affine lane products", "MSM affine lane slopes",
+                                    "MSM affine lanes"};
+        st = arena(x->g, &x->m->pip_mem, ptrs, sizes, what, 16, "MSM Pippenger scratch", err);
         if (st != G16_OK)
             goto cleanup;
     }
@@ -888,6 +897,7 @@ template <int G2> static g16_status pippenger(run_ctx *x, const msm_plan *pl, co
         lv.TL = pl->TL;
         lv.lacc = p->lacc;
         lv.lpre = p->lpre;
+        lv.lden = p->lden;
         lv.lanes = (msm_lane *)p->lanes;
         if (pl->K > 1)
             G16_CU_LAUNCH(k_acc0_aff<G2><<<blocks_for(pl->TL), TPB, 0, x->s>>>(lv, pl->TL));

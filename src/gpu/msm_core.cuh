@@ -29,6 +29,9 @@
  *     ever sees infinity in later slots, a bucket split over threads gets the sum of its parts.
  *     Each level divides the slot count by per/2; the last level has one thread. Runs of any
  *     length (all scalars equal) cost O(log) levels, never a long serial chain.
+ *     Alternative level 0 (plan K > 1, off by default: slower on the H200, see msm.cu): each
+ *     thread runs K level-0 ranges as lanes in lock-step with affine accumulators, the K slopes of
+ *     a round sharing one inversion (acc0_aff_thread); same ranges, slots and buckets.
  *  4. reduction (reduce_thread): window w's sum Σ_j j·bucket_j splits into TR segments of L
  *     buckets; each thread does running sums over its segment and adds (s·L)·(segment total);
  *     sum_thread then adds the TR results of each window in groups of 8 until one is left.
@@ -336,6 +339,7 @@ typedef struct {
     uint64_t T0, TL;
     void *lacc;           /* affine accumulators */
     void *lpre;           /* running products of the slopes' denominators (field elements) */
+    void *lden;           /* this round's denominators [0, K·TL) and numerators [K·TL, 2·K·TL) */
     struct msm_lane *lanes;
 } msm_level;
 
@@ -344,8 +348,7 @@ typedef struct msm_lane {
     uint64_t i, end; /* next entry, end of the range */
     uint32_t cur;    /* key of the run being summed */
     uint32_t st;     /* MSM_LN_* */
-    uint32_t v;      /* the entry added in this round (base index | sign << 31) */
-    uint32_t pad;
+    uint32_t kn, vn; /* key and value of entry i (kn = the sentinel past the range) */
 } msm_lane;
 #define MSM_LN_LIVE 1u   /* range not finished */
 #define MSM_LN_FIRST 2u  /* no run ended yet */

@@ -302,20 +302,22 @@ G16_HD void MSM_P(lane_base)(MSM_P(aff) *p, const MSM_P(aff) *bases, uint32_t v)
         MSM_F(neg)(&p->y, &p->y);
 }
 
-/* Forward step of lane q (virtual thread vt) in a round: finishes the lane at the end of its
- * range, stores a run that ends, loads the first point of a run, or sets up an addition and
- * returns its slope's denominator in *den (st gets MSM_LN_ADD or MSM_LN_DBL). Returns 1 when the
- * lane was live at the start of the round and finished in it. */
-G16_HD int MSM_P(lane_step)(const msm_level *lv, uint64_t q, uint64_t vt, MSM_FE *den)
+/* Forward step of lane q (virtual thread vt) in a round, L its state (read by the caller, one lane
+ * ahead): finishes the lane at the end of its range, stores a run that ends, loads the first point
+ * of a run, or sets up an addition: its slope's denominator and numerator go to lden[q] and
+ * lden[nl + q] (nl = K·TL) and its denominator to *den (L.st gets MSM_LN_ADD or MSM_LN_DBL). The
+ * lane's next entry is read here (its key and value kept in L for the next round), so that a
+ * round's only dependent read is the base. Writes L back. Returns 1 when the lane finished. */
+G16_HD int MSM_P(lane_step)(const msm_level *lv, msm_lane L, uint64_t q, uint64_t vt, MSM_FE *den, uint32_t *st)
 {
-    const MSM_P(aff) *bases = (const MSM_P(aff) *)lv->bases;
     MSM_P(xyzz) *spts = (MSM_P(xyzz) *)lv->opts;
     MSM_P(aff) *lacc = (MSM_P(aff) *)lv->lacc;
-    msm_lane L = lv->lanes[q];
+    MSM_FE *lden = (MSM_FE *)lv->lden;
+    uint64_t nl = (uint64_t)lv->K * lv->TL;
     int done = 0;
     L.st &= ~(MSM_LN_ADD | MSM_LN_DBL | MSM_LN_FIRSTDEN);
     if (L.st & MSM_LN_LIVE) {
-        uint32_t k = L.i < L.end ? lv->keys[L.i] : lv->sent;
+        uint32_t k = L.kn, v = L.vn;
         if (k == lv->sent) {
             /* as the end of acc0_thread: the last run goes to the head slot, the tail slot (it
              * goes on past the range) or its bucket */
@@ -330,10 +332,11 @@ G16_HD int MSM_P(lane_step)(const msm_level *lv, uint64_t q, uint64_t vt, MSM_FE
             L.st &= ~MSM_LN_LIVE;
             done = 1;
         } else {
-            uint32_t v = lv->vals[L.i];
             MSM_P(aff) p, a;
-            MSM_P(lane_base)(&p, bases, v);
             L.i++;
+            L.kn = L.i < L.end ? lv->keys[L.i] : lv->sent;
+            L.vn = L.i < L.end ? lv->vals[L.i] : 0;
+            MSM_P(lane_base)(&p, (const MSM_P(aff) *)lv->bases, v);
             if (k != L.cur) {
                 if ((L.st & MSM_LN_FIRST) && (L.st & MSM_LN_HEAD))
                     MSM_P(lane_store)(&spts[2 * vt], &lacc[q], L.st);
@@ -346,56 +349,56 @@ G16_HD int MSM_P(lane_step)(const msm_level *lv, uint64_t q, uint64_t vt, MSM_FE
                 L.st &= ~MSM_LN_INF;
                 lacc[q] = p;
             } else {
-                MSM_FE dy;
+                MSM_FE num;
                 a = lacc[q];
                 MSM_F(sub)(den, &p.x, &a.x);
-                MSM_F(sub)(&dy, &p.y, &a.y);
+                MSM_F(sub)(&num, &p.y, &a.y);
                 if (!MSM_F(is_zero)(den)) {
                     L.st |= MSM_LN_ADD;
-                } else if (MSM_F(is_zero)(&dy) && !MSM_F(is_zero)(&a.y)) {
-                    L.st |= MSM_LN_DBL; /* P = A: the tangent, denominator 2·y */
+                } else if (MSM_F(is_zero)(&num) && !MSM_F(is_zero)(&a.y)) {
+                    L.st |= MSM_LN_DBL; /* P = A: the tangent, slope 3x² / 2y */
                     MSM_F(add)(den, &a.y, &a.y);
+                    MSM_F(sqr_inl)(&p.x, &a.x);
+                    MSM_F(add)(&num, &p.x, &p.x);
+                    MSM_F(add)(&num, &num, &p.x);
                 } else {
                     L.st |= MSM_LN_INF; /* P = −A (or a point of order 2 doubled) */
                 }
-                L.v = v;
+                if (L.st & (MSM_LN_ADD | MSM_LN_DBL)) {
+                    lden[q] = *den;
+                    lden[nl + q] = num;
+                }
             }
         }
     }
     lv->lanes[q] = L;
+    *st = L.st;
     return done;
 }
 
 /* Backward step of lane q: with inv = 1 / (the product of this round's denominators up to and
  * including this lane's), the lane's affine sum, and inv for the lanes before it. */
-G16_HD void MSM_P(lane_finish)(const msm_level *lv, uint64_t q, MSM_FE *inv)
+G16_HD void MSM_P(lane_finish)(const msm_level *lv, uint64_t q, uint32_t st, MSM_FE *inv)
 {
-    const MSM_P(aff) *bases = (const MSM_P(aff) *)lv->bases;
     MSM_P(aff) *lacc = (MSM_P(aff) *)lv->lacc;
-    const MSM_FE *lpre = (const MSM_FE *)lv->lpre;
-    uint32_t st = lv->lanes[q].st;
-    MSM_P(aff) p, a = lacc[q], r;
-    MSM_FE den, il, lam, u;
-    MSM_P(lane_base)(&p, bases, lv->lanes[q].v);
-    if (st & MSM_LN_ADD) {
-        MSM_F(sub)(&den, &p.x, &a.x);
-        MSM_F(sub)(&u, &p.y, &a.y);
-    } else {
-        MSM_F(add)(&den, &a.y, &a.y);
-        MSM_F(sqr_inl)(&lam, &a.x);
-        MSM_F(add)(&u, &lam, &lam);
-        MSM_F(add)(&u, &u, &lam); /* 3x² */
-    }
+    const MSM_FE *lpre = (const MSM_FE *)lv->lpre, *lden = (const MSM_FE *)lv->lden;
+    uint64_t nl = (uint64_t)lv->K * lv->TL;
+    MSM_P(aff) a = lacc[q], r;
+    MSM_FE den = lden[q], num = lden[nl + q], il, lam, u, xp;
     if (st & MSM_LN_FIRSTDEN) {
         il = *inv;
     } else {
         MSM_F(mul_inl)(&il, inv, &lpre[q]);
         MSM_F(mul_inl)(inv, inv, &den);
     }
-    MSM_F(mul_inl)(&lam, &u, &il);
+    if (st & MSM_LN_ADD)
+        MSM_F(add)(&xp, &a.x, &den); /* x_P = x_A + (x_P − x_A) */
+    else
+        xp = a.x;
+    MSM_F(mul_inl)(&lam, &num, &il);
     MSM_F(sqr_inl)(&r.x, &lam);
     MSM_F(sub)(&r.x, &r.x, &a.x);
-    MSM_F(sub)(&r.x, &r.x, &p.x); /* x3 = λ² − x_A − x_P (x_P = x_A for the tangent) */
+    MSM_F(sub)(&r.x, &r.x, &xp); /* x3 = λ² − x_A − x_P */
     MSM_F(sub)(&u, &a.x, &r.x);
     MSM_F(mul_inl)(&r.y, &lam, &u);
     MSM_F(sub)(&r.y, &r.y, &a.y); /* y3 = λ(x_A − x3) − y_A */
@@ -407,16 +410,21 @@ G16_HD void MSM_P(lane_finish)(const msm_level *lv, uint64_t q, MSM_FE *inv)
  * threads t·K .. t·K + K − 1 of acc0_thread (same entry ranges, slots, keys and buckets) as lanes
  * in lock-step: each round every live lane takes its next entry, and the lanes that add share one
  * inversion for their slopes (Montgomery's trick: 3 products per addition, plus λ, λ², y3: 6
- * against the XYZZ mixed addition's 10). Lane state lives in device memory (lv->lanes, lacc,
- * lpre at j·TL + t). Special cases as madd_inl: P = A doubles (tangent), P = −A gives infinity.
- * Measured first as bench_gpu_ab (bench/RESULTS.md): K = 32 lanes 0.81x the XYZZ time per
- * addition on the H200, K = 64 0.77x.
+ * against the XYZZ mixed addition's 10). Lane state lives in device memory (lv->lanes, lacc, lpre,
+ * lden at j·TL + t: adjacent threads' lanes adjacent). The next lane's state is read, and its base
+ * prefetched into L2, while the current lane is worked on. Special cases as madd_inl: P = A
+ * doubles (tangent), P = −A gives infinity. bench_gpu_ab (bench/RESULTS.md) measured the idea
+ * without the lanes' bookkeeping at 0.81x the XYZZ time per addition (K = 32) on the H200; in the
+ * MSM, with the lane state and the entries read from device memory, it is slower than XYZZ (K = 32:
+ * 1.03x at G1 2^24 random, 1.15x Filecoin-like), so the default is the XYZZ level 0 (msm.cu,
+ * G16_MSM_LANES_G1 / _G2; g16__gpu_msm_opts.lanes selects it per run).
  */
 G16_HD void MSM_P(acc0_aff_thread)(const msm_level *lv, uint64_t t)
 {
     MSM_P(xyzz) *spts = (MSM_P(xyzz) *)lv->opts;
     MSM_FE *lpre = (MSM_FE *)lv->lpre;
     const uint32_t *keys = lv->keys;
+    const MSM_P(aff) *bases = (const MSM_P(aff) *)lv->bases;
     uint64_t n = lv->n, TL = lv->TL;
     uint32_t K = lv->K, sent = lv->sent, live = 0;
     G16_NOUNROLL
@@ -424,7 +432,7 @@ G16_HD void MSM_P(acc0_aff_thread)(const msm_level *lv, uint64_t t)
         uint64_t vt = t * K + j, q = (uint64_t)j * TL + t;
         msm_lane L;
         L.i = L.end = 0;
-        L.cur = L.st = L.v = L.pad = 0;
+        L.cur = L.st = L.kn = L.vn = 0;
         if (vt < lv->T0) {
             uint64_t start = vt * lv->per, end = start + lv->per < n ? start + lv->per : n;
             lv->okeys[2 * vt] = sent;
@@ -435,6 +443,8 @@ G16_HD void MSM_P(acc0_aff_thread)(const msm_level *lv, uint64_t t)
                 L.cur = keys[start];
                 L.i = start;
                 L.end = end;
+                L.kn = L.cur;
+                L.vn = lv->vals[start];
                 L.st = MSM_LN_LIVE | MSM_LN_FIRST | MSM_LN_INF;
                 if (start > 0 && keys[start - 1] == L.cur)
                     L.st |= MSM_LN_HEAD;
@@ -447,14 +457,23 @@ G16_HD void MSM_P(acc0_aff_thread)(const msm_level *lv, uint64_t t)
     while (live > 0) {
         MSM_FE run, inv;
         int any = 0;
+        msm_lane L = lv->lanes[t];
+        if (L.st & MSM_LN_LIVE)
+            MSM_P(aff_prefetch)(&bases[L.vn & 0x7fffffffu]);
         G16_NOUNROLL
         for (uint32_t j = 0; j < K; j++) {
             uint64_t q = (uint64_t)j * TL + t;
+            msm_lane Ln = L;
             MSM_FE den;
-            live -= (uint32_t)MSM_P(lane_step)(lv, q, t * K + j, &den);
-            if (lv->lanes[q].st & (MSM_LN_ADD | MSM_LN_DBL)) {
+            uint32_t st;
+            if (j + 1 < K)
+                Ln = lv->lanes[q + TL];
+            live -= (uint32_t)MSM_P(lane_step)(lv, L, q, t * K + j, &den, &st);
+            if (j + 1 < K && (Ln.st & MSM_LN_LIVE))
+                MSM_P(aff_prefetch)(&bases[Ln.vn & 0x7fffffffu]);
+            if (st & (MSM_LN_ADD | MSM_LN_DBL)) {
                 if (!any) {
-                    lv->lanes[q].st |= MSM_LN_FIRSTDEN;
+                    lv->lanes[q].st = st | MSM_LN_FIRSTDEN;
                     run = den;
                     any = 1;
                 } else {
@@ -462,6 +481,7 @@ G16_HD void MSM_P(acc0_aff_thread)(const msm_level *lv, uint64_t t)
                     MSM_F(mul_inl)(&run, &run, &den);
                 }
             }
+            L = Ln;
         }
         if (!any)
             continue;
@@ -469,8 +489,9 @@ G16_HD void MSM_P(acc0_aff_thread)(const msm_level *lv, uint64_t t)
         G16_NOUNROLL
         for (uint32_t j = K; j-- > 0;) {
             uint64_t q = (uint64_t)j * TL + t;
-            if (lv->lanes[q].st & (MSM_LN_ADD | MSM_LN_DBL))
-                MSM_P(lane_finish)(lv, q, &inv);
+            uint32_t st = lv->lanes[q].st;
+            if (st & (MSM_LN_ADD | MSM_LN_DBL))
+                MSM_P(lane_finish)(lv, q, st, &inv);
         }
     }
 }
