@@ -135,7 +135,7 @@ static void emu_fp(int op, gfp *r, const gfp *a, const gfp *b)
 {
     switch (op) {
     case G16__GPU_OP_MUL: gfp_mul(r, a, b); break;
-    case G16__GPU_OP_SQR: gfp_sqr(r, a); break;
+    case G16__GPU_OP_SQR: gfp_sqr_cols(r, a); break; /* as the device op */
     case G16__GPU_OP_ADD: gfp_add(r, a, b); break;
     case G16__GPU_OP_SUB: gfp_sub(r, a, b); break;
     case G16__GPU_OP_INV: gfp_inv_var(r, a); break;

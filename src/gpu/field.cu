@@ -34,7 +34,7 @@ __global__ static void fp_op_kernel(int op, gfp *out, const gfp *a, const gfp *b
     gfp x = a[i], y = b[i], r;
     switch (op) {
     case G16__GPU_OP_MUL: gfp_mul(&r, &x, &y); break;
-    case G16__GPU_OP_SQR: gfp_sqr(&r, &x); break;
+    case G16__GPU_OP_SQR: gfp_sqr_cols(&r, &x); break; /* gfp_sqr is MUL's product */
     case G16__GPU_OP_ADD: gfp_add(&r, &x, &y); break;
     case G16__GPU_OP_SUB: gfp_sub(&r, &x, &y); break;
     case G16__GPU_OP_INV: gfp_inv_var(&r, &x); break;

@@ -18,6 +18,11 @@
  * 2m < W^N, W = 2^32). Cost: 4N² + N IMAD (588 for Fp, 264 for Fr) plus ~3N adds.
  * Fr's modulus ends in the 32-bit limbs 1, 2^32 − 1 with n0 = 2^32 − 1, so q = −t and the first
  * two limbs of q·r are t-derived adds (fr_mul): 224 IMAD.
+ * Squaring: gfp_sqr / gfr_sqr are the product a·a. A dedicated Fp squaring (gfp_sqr_cols,
+ * mont32_sqr: the full square by columns, each cross product once and doubled, N(N−1) + 2N IMAD,
+ * then the row reduction, 2N² + N, on the low half; 456 IMAD against 588) measured slower in the
+ * MSM, see gfp_sqr_cols.
+ * Inversion: variable time, in gpu/field_inv.cuh.
  *
  * Constants: written here in 32-bit limbs (macros, so that they become instruction immediates),
  * and checked against the CPU's g16__fr_modulus / g16__fp_modulus / _one / _n0 by
@@ -322,6 +327,97 @@ G16_HD void mont32_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const 
     mont32_merge_reduce(r, E + N, O + N, m, N);
 }
 
+/* The full square T[0..2N-1] = a² by columns (product scanning): each column's cross products
+ * a_i·a_j (i < j) summed once into a 3-digit accumulator, doubled, plus a_(k/2)² in even columns:
+ * N(N-1)/2 + N multiply pairs instead of the product's N². A column sum stays below 2^69. */
+G16_HD void mont32_sqr_wide(uint32_t *T, const uint32_t *a, int N)
+{
+    uint32_t t0 = 0, t1 = 0, t2 = 0; /* the carry of the columns below */
+    G16_UNROLL
+    for (int k = 0; k < 2 * N - 1; k++) {
+        uint32_t s0 = 0, s1 = 0, s2 = 0;
+        G16_UNROLL
+        for (int i = k < N ? 0 : k - N + 1; i < k - i; i++) {
+            g16_cf f = {0, 0};
+            s0 = mad_lo_cc(a[i], a[k - i], s0, &f);
+            s1 = madc_hi_cc(a[i], a[k - i], s1, &f);
+            s2 = addc(s2, 0, &f);
+        }
+        s2 = (s2 << 1) | (s1 >> 31);
+        s1 = (s1 << 1) | (s0 >> 31);
+        s0 <<= 1;
+        g16_cf f = {0, 0};
+        if (k % 2 == 0) {
+            s0 = mad_lo_cc(a[k / 2], a[k / 2], s0, &f);
+            s1 = madc_hi_cc(a[k / 2], a[k / 2], s1, &f);
+            s2 = addc(s2, 0, &f);
+        }
+        g16_cf g = {0, 0};
+        T[k] = add_cc(t0, s0, &g);
+        t0 = addc_cc(t1, s1, &g);
+        t1 = addc(t2, s2, &g);
+        t2 = 0;
+    }
+    T[2 * N - 1] = t0;
+}
+
+/* mont32_reduce_row for a digit i not yet merged: t = E[i] + O[i] (the carry goes into O's chain),
+ * q = t·n0, then E += q·m_even from digit i, O += q·m_odd from digit i+1, each chain ending in a
+ * fresh digit as in mont32_mul. */
+G16_HD void mont32_reduce_merge(uint32_t *E, uint32_t *O, const uint32_t *m, uint32_t n0, int i, int N)
+{
+    g16_cf g = {0, 0};
+    uint32_t t = add_cc(E[i], O[i], &g);
+    uint32_t q = mul_lo(t, n0);
+    O[i + 1] = madc_lo_cc(m[1], q, O[i + 1], &g);
+    O[i + 2] = madc_hi_cc(m[1], q, O[i + 2], &g);
+    G16_UNROLL
+    for (int j = 3; j < N - 1; j += 2) {
+        O[i + j] = madc_lo_cc(m[j], q, O[i + j], &g);
+        O[i + j + 1] = madc_hi_cc(m[j], q, O[i + j + 1], &g);
+    }
+    O[i + N - 1] = madc_lo_cc(m[N - 1], q, O[i + N - 1], &g);
+    O[i + N] = madc_hi(m[N - 1], q, O[i + N], &g);
+    g16_cf f = {0, 0};
+    (void)mad_lo_cc(m[0], q, t, &f);
+    E[i + 1] = madc_hi_cc(m[0], q, E[i + 1], &f);
+    G16_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        E[i + j] = madc_lo_cc(m[j], q, E[i + j], &f);
+        E[i + j + 1] = madc_hi_cc(m[j], q, E[i + j + 1], &f);
+    }
+    E[i + N] = addc(E[i + N], 0, &f);
+}
+
+/* r = a²·2^(-32N) mod m (generic modulus): the square's low half reduced row by row as in
+ * mont32_mul (digits from N on start at zero, so every chain ends in a fresh digit), then the high
+ * half added: a² + Σ q_i·m·2^(32i) < m² + m·2^(32N), so the result is below 2m before the final
+ * subtraction. 456 multiply-adds for 12 limbs against the product's 588 (66 + 12 pairs for the
+ * square against 144). */
+G16_HD void mont32_sqr(uint32_t *r, const uint32_t *a, const uint32_t *m, uint32_t n0, int N)
+{
+    uint32_t T[2 * G16_MONT_MAX], E[2 * G16_MONT_MAX + 1], O[2 * G16_MONT_MAX + 1], s[G16_MONT_MAX];
+    mont32_sqr_wide(T, a, N);
+    G16_UNROLL
+    for (int j = 0; j <= 2 * N; j++) {
+        E[j] = j < N ? T[j] : 0;
+        O[j] = 0;
+    }
+    G16_UNROLL
+    for (int i = 0; i < N; i++)
+        mont32_reduce_merge(E, O, m, n0, i, N);
+    g16_cf f = {0, 0}, g = {0, 0};
+    s[0] = add_cc(E[N], O[N], &f);
+    G16_UNROLL
+    for (int j = 1; j < N; j++)
+        s[j] = addc_cc(E[N + j], O[N + j], &f);
+    s[0] = add_cc(s[0], T[N], &g);
+    G16_UNROLL
+    for (int j = 1; j < N; j++)
+        s[j] = addc_cc(s[j], T[N + j], &g);
+    mont32_final_sub(r, s, m, N);
+}
+
 /* The same product as mont32_mul with the row loop rolled: U rows (U divides N) per trip of a
  * loop that is not unrolled, on digit windows e, o that slide down U digits per trip (e[k] is
  * E[base + k] of mont32_mul; row k of a trip is mont32_mul's row base + k, and row 0 on zeroed
@@ -427,6 +523,18 @@ G16_HD void gfp_mul(gfp *r, const gfp *a, const gfp *b)
     *r = t;
 }
 G16_HD void gfp_sqr(gfp *r, const gfp *a) { gfp_mul(r, a, a); }
+/* a² through the dedicated squaring (mont32_sqr); the same value as gfp_sqr. Not the default:
+ * slower in the MSM on the H200 (bench/RESULTS.md, "Session of 2026-12-03 (seventh)": G1 2^24
+ * random accumulate 116.4 ms with products, 128.3 with this squaring for the mixed addition's two
+ * squares, same job): its column sums are chains of dependent carry adds, where the product's
+ * two digit arrays keep independent chains. */
+G16_HD void gfp_sqr_cols(gfp *r, const gfp *a)
+{
+    const uint32_t m[12] = G16_GFP_MODULUS;
+    gfp t;
+    mont32_sqr(t.l, a->l, m, G16_GFP_N0, 12);
+    *r = t;
+}
 /* gfp_mul with U rows per loop trip (mont32_mul_rolled; U = 1, 2, 3, 4, 6 or 12). */
 G16_HD void gfp_mul_rolled(gfp *r, const gfp *a, const gfp *b, int U)
 {

@@ -164,7 +164,7 @@ g16_status g16__gpu_compact(g16__gpu_compactor *c, g16_fr *out, const g16_fr *sr
 
 typedef enum {
     G16__GPU_OP_MUL = 0, /* out = a·b */
-    G16__GPU_OP_SQR,     /* out = a² */
+    G16__GPU_OP_SQR,     /* out = a² (Fp: the dedicated squaring, gfp_sqr_cols) */
     G16__GPU_OP_ADD,     /* out = a + b */
     G16__GPU_OP_SUB,     /* out = a − b */
     G16__GPU_OP_NEG,     /* out = −a */
