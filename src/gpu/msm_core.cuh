@@ -304,7 +304,9 @@ G16_HD uint64_t msm_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 /* The plan for m > 0 non-trivial scalars: window c (0 = automatic), about `threads0` threads at
  * level 0 and `threads_red` in the reduction (the device's resident thread counts; small
- * values in the host tests), `per` entries per thread in the carry levels (0 = default). */
+ * values in the host tests), `per` entries per thread in the carry levels (0 = default). lanes > 1
+ * asks for the batch-affine level 0 with that many lanes (at most MSM_AFF_KMAX) in about
+ * `threads_aff` threads; it is taken when each lane gets MSM_AFF_MIN_PER entries or more. */
 G16_HD void msm_plan_make(msm_plan *p, uint64_t m, uint32_t c, uint64_t threads0, uint64_t threads_red, uint32_t per,
                           uint32_t lanes, uint64_t threads_aff)
 {

@@ -21,7 +21,10 @@
  * bases n·96 B (G1) / n·192 B (G2), plus per run: scalars n·32 B, about 9 B·n for the
  * classification, 16·nwin·m B for the sorted digit entries (two key and two value arrays) and
  * CUB's temporary space, nwin·2^(c−1) XYZZ buckets (192 B / 384 B each), and small per-thread
- * arrays. The plan is checked before any allocation (G16_ERR_NOMEM with needed and free bytes).
+ * arrays; with the batch-affine level 0 (opts.lanes > 1, off by default) also K lanes per level-0
+ * thread of 272 B (G1) / 512 B (G2) each, plus their carry slots (four XYZZ points per lane). The
+ * plan is checked before any allocation
+ * (G16_ERR_NOMEM with needed and free bytes).
  * About 16.5 GB for a G1 MSM of 2^26 random scalars. The scratch memory is allocated by the first
  * run and kept with the handle for the next ones (grown when a run needs more), and freed by
  * g16__gpu_msm_destroy.
