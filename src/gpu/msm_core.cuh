@@ -460,8 +460,14 @@ G16_HD void msm_digits_thread(const msm_plan *p, const gfr *scal, const uint32_t
 
 /* ---------------------------------------------------------------- the two groups */
 
+/* MSM_ADD_F(op): the products of the general addition (msm_curve.cuh, add). G1: by value
+ * (mul_inl). G2: the Fp2 product as a call (gfp2_mul, by-value Fp products inside): inlining the
+ * Fp2 products into add, as G1 does, raised G2's reduce kernel from 143 to 224 registers (3 to 2
+ * blocks per SM) and its reduce phase at 2^24 random from 38.4 to 49.6 ms (same H200 job,
+ * bench/RESULTS.md, "Session of 2026-12-03 (seventh)"). */
 #define MSM_FE gfp
 #define MSM_F(op) gfp_##op
+#define MSM_ADD_F(op) gfp_##op##_inl
 #define MSM_P(name) g1_##name
 #ifndef MSM_ACC0_REGPF_G1
 #define MSM_ACC0_REGPF_G1 0
@@ -471,10 +477,12 @@ G16_HD void msm_digits_thread(const msm_plan *p, const gfr *scal, const uint32_t
 #undef MSM_ACC0_REGPF
 #undef MSM_FE
 #undef MSM_F
+#undef MSM_ADD_F
 #undef MSM_P
 
 #define MSM_FE gfp2
 #define MSM_F(op) gfp2_##op
+#define MSM_ADD_F(op) gfp2_##op
 #define MSM_P(name) g2_##name
 #ifndef MSM_ACC0_REGPF_G2
 #define MSM_ACC0_REGPF_G2 0
@@ -484,6 +492,7 @@ G16_HD void msm_digits_thread(const msm_plan *p, const gfr *scal, const uint32_t
 #undef MSM_ACC0_REGPF
 #undef MSM_FE
 #undef MSM_F
+#undef MSM_ADD_F
 #undef MSM_P
 
 #endif /* G16_GPU_MSM_CORE_CUH */

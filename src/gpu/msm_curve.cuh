@@ -138,12 +138,12 @@ G16_HD void MSM_P(aff_load)(MSM_P(aff) *r, const MSM_P(aff) *p)
 #endif
 }
 
-/* r += b (general addition; b must not alias r). Its products go through msm_core.cuh's
- * mul_inl (by value on the device): one copy of the product per kernel instead of fourteen
+/* r += b (general addition; b must not alias r). Its products are MSM_ADD_F's (msm_core.cuh): in
+ * G1 mul_inl (by value on the device): one copy of the product per kernel instead of fourteen
  * unrolled ones. Measured on the H200 (bench_gpu_msm 24 22, RESULTS.md, 2026-12-03): reduce
  * phase G1 2^24 random 15.2 -> 12.0 ms, Filecoin-like 9.1 -> 5.5, G1 2^16 2.3 -> 1.2. The same
  * change in dbl slowed the G1 accumulation by a fifth (the level-0 kernel calls dbl), so dbl
- * keeps the field's own products. */
+ * keeps the field's own products; G2 keeps the Fp2 product calls (see MSM_ADD_F). */
 G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b)
 {
     MSM_FE u1, u2, s1, s2, pp, ppp, q, t;
@@ -153,10 +153,10 @@ G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b)
         *r = *b;
         return;
     }
-    MSM_F(mul_inl)(&u1, &r->x, &b->zz);
-    MSM_F(mul_inl)(&u2, &b->x, &r->zz);
-    MSM_F(mul_inl)(&s1, &r->y, &b->zzz);
-    MSM_F(mul_inl)(&s2, &b->y, &r->zzz);
+    MSM_ADD_F(mul)(&u1, &r->x, &b->zz);
+    MSM_ADD_F(mul)(&u2, &b->x, &r->zz);
+    MSM_ADD_F(mul)(&s1, &r->y, &b->zzz);
+    MSM_ADD_F(mul)(&s2, &b->y, &r->zzz);
     MSM_F(sub)(&u2, &u2, &u1); /* P */
     MSM_F(sub)(&s2, &s2, &s1); /* R */
     if (MSM_F(is_zero)(&u2)) {
@@ -166,20 +166,20 @@ G16_NI void MSM_P(add)(MSM_P(xyzz) *r, const MSM_P(xyzz) *b)
             MSM_P(set_inf)(r);
         return;
     }
-    MSM_F(sqr_inl)(&pp, &u2);
-    MSM_F(mul_inl)(&ppp, &pp, &u2);
-    MSM_F(mul_inl)(&q, &u1, &pp);
-    MSM_F(mul_inl)(&r->zz, &r->zz, &b->zz);
-    MSM_F(mul_inl)(&r->zz, &r->zz, &pp);
-    MSM_F(mul_inl)(&r->zzz, &r->zzz, &b->zzz);
-    MSM_F(mul_inl)(&r->zzz, &r->zzz, &ppp);
-    MSM_F(sqr_inl)(&t, &s2);
+    MSM_ADD_F(sqr)(&pp, &u2);
+    MSM_ADD_F(mul)(&ppp, &pp, &u2);
+    MSM_ADD_F(mul)(&q, &u1, &pp);
+    MSM_ADD_F(mul)(&r->zz, &r->zz, &b->zz);
+    MSM_ADD_F(mul)(&r->zz, &r->zz, &pp);
+    MSM_ADD_F(mul)(&r->zzz, &r->zzz, &b->zzz);
+    MSM_ADD_F(mul)(&r->zzz, &r->zzz, &ppp);
+    MSM_ADD_F(sqr)(&t, &s2);
     MSM_F(sub)(&t, &t, &ppp);
     MSM_F(sub)(&t, &t, &q);
     MSM_F(sub)(&t, &t, &q);
     MSM_F(sub)(&q, &q, &t);
-    MSM_F(mul_inl)(&q, &s2, &q);
-    MSM_F(mul_inl)(&ppp, &s1, &ppp);
+    MSM_ADD_F(mul)(&q, &s2, &q);
+    MSM_ADD_F(mul)(&ppp, &s1, &ppp);
     MSM_F(sub)(&r->y, &q, &ppp);
     r->x = t;
 }
