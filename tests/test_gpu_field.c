@@ -1,10 +1,14 @@
-/* GPU field arithmetic (gpu/field.cuh) against the CPU field, bit for bit.
+/* GPU field arithmetic (gpu/field.cuh, gpu/field_inv.cuh) against the CPU field, bit for bit.
  *
  * Host part (runs everywhere): the constants against the CPU's; the very source the kernels use,
  * compiled for the host with each PTX carry instruction emulated, on random inputs and edge
- * values (0, 1, -1, values near the modulus), for Fr (both reductions) and Fp.
+ * values (0, 1, -1, values near the modulus), for Fr (both reductions) and Fp (the product, the
+ * rolled product, the dedicated squaring); the variable-time inversion on raw edge limbs (small
+ * values, m - k, powers of two and their neighbours, halves of m, long runs of equal bits) and
+ * random elements, against the CPU's safegcd inversion and checked by a CPU product.
  * Device part (skipped without a CUDA device): mul, sqr, add, sub, neg, inv kernels on 2^16
- * random elements plus the edge values, and the benchmark kernel's own replay check on a short run. */
+ * random elements plus the edge values, and the benchmark kernels' own replay checks (product and
+ * inversion chains) on a short run. */
 #include "testutil.h"
 
 #include <stdio.h>
