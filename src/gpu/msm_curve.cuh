@@ -4,6 +4,7 @@
  *   MSM_FE        the coordinate field type (gfp for G1, gfp2 for G2)
  *   MSM_F(op)     that field's function name for op (gfp_mul, gfp2_mul, ...)
  *   MSM_P(name)   the group's name for name (g1_xyzz, g2_madd_inl, ...)
+ *   MSM_ADD_F(op) the field function of op (mul, sqr) in the general addition
  *
  * Representations (variable-time code: MSM inputs are public):
  *   aff   (x, y); (0, 0) is infinity (as g16_p1_affine / g16_p2_affine, same bits).
