@@ -9,31 +9,15 @@
  * K affine accumulators and the XYZZ accumulator of three threads (first, middle, last) replayed
  * on the CPU from the downloaded bases, point for point. "products / addition" is the time of one
  * addition in Fp products at the rate bench_gpu_ntt measures (g16__gpu_mul_bench, Fp chains). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "curve/g1.h"
 #include "gpu/gpu.h"
 #include "gpu/msm_gpu.h"
-
-static FILE *out_md;
-
-static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void emit(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    if (out_md) {
-        va_start(ap, fmt);
-        vfprintf(out_md, fmt, ap);
-        va_end(ap);
-    }
-}
 
 static void die(const char *what, const g16_error *err)
 {
@@ -86,7 +70,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_gpu_ab [log2 bases 1..30] [additions per thread >= 64] [out.md]\n");
         return 2;
     }
-    if (argc > 3 && !(out_md = fopen(argv[3], "w"))) {
+    if (argc > 3 && !(*bench_md() = fopen(argv[3], "w"))) {
         perror(argv[3]);
         return 1;
     }
@@ -114,10 +98,11 @@ int main(int argc, char **argv)
     time_t now = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    emit("## bench_gpu_ab %u %u — %s, %d SMs — %s\n\n", log_n, per, info.name, info.sm_count, date);
-    emit("Fp products: %.2f G/s. G1, 2^%u random bases, %u additions per thread.\n\n", mul_per_s / 1e9, log_n, per);
-    emit("| K | affine threads | affine G add/s | affine products / addition | XYZZ threads | XYZZ G add/s | "
-         "XYZZ products / addition | affine / XYZZ time |\n|---|---|---|---|---|---|---|---|\n");
+    bench_emit("## bench_gpu_ab %u %u — %s, %d SMs — %s\n\n", log_n, per, info.name, info.sm_count, date);
+    bench_emit("Fp products: %.2f G/s. G1, 2^%u random bases, %u additions per thread.\n\n", mul_per_s / 1e9,
+                     log_n, per);
+    bench_emit("| K | affine threads | affine G add/s | affine products / addition | XYZZ threads | XYZZ G add/s | "
+               "XYZZ products / addition | affine / XYZZ time |\n|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < sizeof Ks / sizeof Ks[0]; i++) {
         static g16__gpu_ab_bench b;
         memset(&b, 0, sizeof b);
@@ -127,16 +112,16 @@ int main(int argc, char **argv)
             if (g16__gpu_msm_ab_bench(m, &b, &err) != G16_OK)
                 die("ab bench", &err);
         check(&b, bases);
-        emit("| %u | %llu | %.3f | %.2f | %llu | %.3f | %.2f | %.2f |\n", b.K, (unsigned long long)b.threads_aff,
-             b.aff_per_s / 1e9, mul_per_s / b.aff_per_s, (unsigned long long)b.threads_xyzz, b.xyzz_per_s / 1e9,
-             mul_per_s / b.xyzz_per_s, b.xyzz_per_s / b.aff_per_s);
+        bench_emit("| %u | %llu | %.3f | %.2f | %llu | %.3f | %.2f | %.2f |\n", b.K, (unsigned long long)b.threads_aff,
+                   b.aff_per_s / 1e9, mul_per_s / b.aff_per_s, (unsigned long long)b.threads_xyzz, b.xyzz_per_s / 1e9,
+                   mul_per_s / b.xyzz_per_s, b.xyzz_per_s / b.aff_per_s);
         fflush(stdout);
     }
-    emit("\nchecks: every K's affine and XYZZ accumulators of three threads equal the CPU's\n");
+    bench_emit("\nchecks: every K's affine and XYZZ accumulators of three threads equal the CPU's\n");
     free(bases);
     g16__gpu_msm_destroy(m);
     g16__gpu_close(g);
-    if (out_md)
-        fclose(out_md);
+    if (*bench_md())
+        fclose(*bench_md());
     return 0;
 }

@@ -15,12 +15,12 @@
  * addition, per bucket two general additions (12M+2S: 14 / 40) in the reduction. The memory
  * floor (each scalar and base read once at 4.3 TB/s) is far below it. sppark's figures were
  * measured on the same card model (bases resident, scalars from the host). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "curve/g1.h"
 #include "curve/g2.h"
 #include "field/fr.h"
@@ -32,24 +32,6 @@
 #define IMAD_PER_S 1.67e13
 #define MEM_BYTES_PER_S 4.3e12
 #define IMAD_PER_FP_MUL 588.0
-
-static FILE *out_md;
-
-static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void emit(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    if (out_md) {
-        va_start(ap, fmt);
-        vfprintf(out_md, fmt, ap);
-        va_end(ap);
-        fflush(out_md);
-    }
-    fflush(stdout);
-}
 
 static void die(const char *what, const g16_error *err)
 {
@@ -254,10 +236,11 @@ static void one_size(bench *b, int g2, unsigned log_n)
         char spbuf[32] = "";
         if (sp > 0)
             snprintf(spbuf, sizeof spbuf, "%.1f (%.2fx)", sp, sp / med);
-        emit("| G%d | 2^%u | %s | %u | %.1f | %s | %.1f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.2f | "
-             "%.2f | %.2f (%.1f) |\n",
-             g2 + 1, log_n, kind ? "filecoin" : "random", msm_window_for(others), med, spbuf, fl,
-             med / (fl > mem_fl ? fl : mem_fl), ph[0], ph[1], ph[2], ph[3], ph[4], ph[5], ph[6], ph[7], phh[7], th);
+        bench_emit("| G%d | 2^%u | %s | %u | %.1f | %s | %.1f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | "
+                   "%.2f | %.2f | %.2f (%.1f) |\n",
+                   g2 + 1, log_n, kind ? "filecoin" : "random", msm_window_for(others), med, spbuf, fl,
+                   med / (fl > mem_fl ? fl : mem_fl), ph[0], ph[1], ph[2], ph[3], ph[4], ph[5], ph[6], ph[7],
+                   phh[7], th);
     }
     printf("  (bases generated on the device in %.0f ms; linearity checked)\n", gen_ms);
     g16__gpu_msm_destroy(m);
@@ -270,8 +253,8 @@ int main(int argc, char **argv)
     bench b;
     memset(&b, 0, sizeof b);
     if (argc > 3) {
-        out_md = fopen(argv[3], "w");
-        if (!out_md) {
+        *bench_md() = fopen(argv[3], "w");
+        if (!*bench_md()) {
             perror(argv[3]);
             return 1;
         }
@@ -293,11 +276,11 @@ int main(int argc, char **argv)
     time_t now = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-    emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms\n\n", info.name, info.sm_count,
-         (double)info.total_bytes / (1 << 30), date);
-    emit("| group | n | scalars | window | time | sppark (speed-up) | IMAD floor | time / floor | upload | classify | "
-         "ones | digits | sort | accumulate | reduce | final | final on host (its run) |\n");
-    emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    bench_emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms\n\n", info.name, info.sm_count,
+               (double)info.total_bytes / (1 << 30), date);
+    bench_emit("| group | n | scalars | window | time | sppark (speed-up) | IMAD floor | time / floor | upload | "
+               "classify | ones | digits | sort | accumulate | reduce | final | final on host (its run) |\n");
+    bench_emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     /* the largest G1 size last: the others are reported even if a run is cut short */
     for (unsigned k = 16; k <= g1_max && k <= 24; k += 2)
         one_size(&b, 0, k);
@@ -308,7 +291,7 @@ int main(int argc, char **argv)
     g16__gpu_host_free(b.A);
     g16__gpu_host_free(b.B);
     g16__gpu_close(b.g);
-    if (out_md)
-        fclose(out_md);
+    if (*bench_md())
+        fclose(*bench_md());
     return 0;
 }

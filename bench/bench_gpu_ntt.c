@@ -13,35 +13,18 @@
  * (n/2)·log2(n) Fr multiplications at the measured Fr rate and one read + one write of the vector
  * at 4.3 TB/s (the device-to-device copy rate measured on this card model); the H step: 7 such
  * transforms plus its 4n scaling and pointwise multiplications. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "field/fr.h"
 #include "gpu/gpu.h"
 #include "poly/ntt.h"
 
 #define IMAD_PER_S 1.67e13
 #define MEM_BYTES_PER_S 4.3e12
-
-static FILE *out_md;
-
-static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void emit(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    if (out_md) {
-        va_start(ap, fmt);
-        vfprintf(out_md, fmt, ap);
-        va_end(ap);
-    }
-    fflush(stdout);
-}
 
 static void die(const char *what, const g16_error *err)
 {
@@ -89,9 +72,9 @@ static void bench_mul(g16__gpu *g)
     static const char *name[3] = {"Fr (special reduction)", "Fp", "Fr (generic reduction)"};
     static const double imad[3] = {224, 588, 264};
     static const int order[3] = {0, 2, 1};
-    emit("\n### Field multiplication throughput\n\n");
-    emit("| field | IMAD / mul | G mul/s (median of 5) | ceiling G mul/s | ratio to ceiling |\n");
-    emit("|---|---|---|---|---|\n");
+    bench_emit("\n### Field multiplication throughput\n\n");
+    bench_emit("| field | IMAD / mul | G mul/s (median of 5) | ceiling G mul/s | ratio to ceiling |\n");
+    bench_emit("|---|---|---|---|---|\n");
     for (int q = 0; q < 3; q++) {
         int f = order[q];
         double r[5];
@@ -106,7 +89,7 @@ static void bench_mul(g16__gpu *g)
             fr_rate = m;
         if (f == 1)
             fp_rate = m;
-        emit("| %s | %.0f | %.2f | %.2f | %.2f |\n", name[f], imad[f], m / 1e9, ceil / 1e9, m / ceil);
+        bench_emit("| %s | %.0f | %.2f | %.2f | %.2f |\n", name[f], imad[f], m / 1e9, ceil / 1e9, m / ceil);
     }
 }
 
@@ -114,8 +97,8 @@ static void bench_mul(g16__gpu *g)
  * in products is the product rate above over the inversion rate. */
 static void bench_inv(g16__gpu *g)
 {
-    emit("\n### Field inversion throughput (safegcd, 30 divsteps per batch, variable time)\n\n");
-    emit("| field | M inv/s (median of 5) | products per inversion (same time) |\n|---|---|---|\n");
+    bench_emit("\n### Field inversion throughput (safegcd, 30 divsteps per batch, variable time)\n\n");
+    bench_emit("| field | M inv/s (median of 5) | products per inversion (same time) |\n|---|---|---|\n");
     for (int f = 3; f <= 4; f++) {
         double r[5];
         g16_error err = {0, ""};
@@ -125,7 +108,7 @@ static void bench_inv(g16__gpu *g)
                 die("inv bench", &err);
         }
         double m = median(r, 5), mul = f == 3 ? fr_rate : fp_rate;
-        emit("| %s | %.1f | %.1f |\n", f == 3 ? "Fr" : "Fp", m / 1e6, mul / m);
+        bench_emit("| %s | %.1f | %.1f |\n", f == 3 ? "Fr" : "Fp", m / 1e6, mul / m);
     }
 }
 
@@ -252,17 +235,17 @@ static void bench_ntt(g16__gpu *g, unsigned min_log, unsigned max_log)
     g16_error err = {0, ""};
     if (g16__gpu_host_alloc((void **)&stage, stage_n * sizeof *stage, &err) != G16_OK)
         die("pinned staging buffer", &err);
-    emit("\n### NTT on the device (ms, median)\n\n");
-    emit("Forward in the pass-kernel variants of ntt.cu (threads per pass block, stages one by one = r2 or "
-         "in pairs = r4; 256 r2 is the default: 2^10 elements and 4 blocks per SM); inverse, coset forward "
-         "and H with the best forward variant of that size.\n\n");
-    emit("| log n |");
+    bench_emit("\n### NTT on the device (ms, median)\n\n");
+    bench_emit("Forward in the pass-kernel variants of ntt.cu (threads per pass block, stages one by one = r2 or "
+               "in pairs = r4; 256 r2 is the default: 2^10 elements and 4 blocks per SM); inverse, coset forward "
+               "and H with the best forward variant of that size.\n\n");
+    bench_emit("| log n |");
     for (int v = 0; v < NVAR; v++)
-        emit(" fwd %u r%d |", var_thr[v], var_r4[v] ? 4 : 2);
-    emit(" best | inverse | coset fwd | H step | floor fwd | best fwd / floor | H / (7 fwd) | check |\n|---|");
+        bench_emit(" fwd %u r%d |", var_thr[v], var_r4[v] ? 4 : 2);
+    bench_emit(" best | inverse | coset fwd | H step | floor fwd | best fwd / floor | H / (7 fwd) | check |\n|---|");
     for (int v = 0; v < NVAR + 8; v++)
-        emit("---|");
-    emit("\n");
+        bench_emit("---|");
+    bench_emit("\n");
     for (unsigned k = min_log; k <= max_log; k++) {
         size_t n = (size_t)1 << k, bytes = n * sizeof(g16_fr);
         g16_fr gen;
@@ -300,11 +283,12 @@ static void bench_ntt(g16__gpu *g, unsigned min_log, unsigned max_log)
         }
         double mul_floor = (double)n / 2 * k / fr_rate * 1e3, mem_floor = 2.0 * (double)bytes / MEM_BYTES_PER_S * 1e3;
         double floor = mul_floor > mem_floor ? mul_floor : mem_floor;
-        emit("| %u |", k);
+        bench_emit("| %u |", k);
         for (int v = 0; v < NVAR; v++)
-            emit(" %.3f |", fv[v]);
-        emit(" %u r%d | %.3f | %.3f | %s%.3f | %.3f | %.2f | %.2f | ok |\n", var_thr[best], var_r4[best] ? 4 : 2, inv,
-             cos, with_h ? "" : "(no memory) ", h, floor, fwd / floor, with_h ? h / (7 * fwd) : 0.0);
+            bench_emit(" %.3f |", fv[v]);
+        bench_emit(" %u r%d | %.3f | %.3f | %s%.3f | %.3f | %.2f | %.2f | ok |\n", var_thr[best],
+                   var_r4[best] ? 4 : 2, inv, cos, with_h ? "" : "(no memory) ", h, floor, fwd / floor,
+                   with_h ? h / (7 * fwd) : 0.0);
         if (k == max_log || k == 24 || k == 20) {
             printf("profiles below: the best variant, %u threads r%d\n", var_thr[best], var_r4[best] ? 4 : 2);
             profile(g, d, x, b, c, k, with_h);
@@ -321,8 +305,8 @@ int main(int argc, char **argv)
 {
     unsigned max_log = argc > 1 ? (unsigned)atoi(argv[1]) : 27, min_log = argc > 2 ? (unsigned)atoi(argv[2]) : 16;
     if (argc > 3) {
-        out_md = fopen(argv[3], "w");
-        if (!out_md)
+        *bench_md() = fopen(argv[3], "w");
+        if (!*bench_md())
             perror(argv[3]);
     }
     if (max_log > 28)
@@ -339,14 +323,14 @@ int main(int argc, char **argv)
     time_t now = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    emit("## bench_gpu_ntt %u %u — %s, sm_%d%d, %d SMs, %d MHz, %.1f GiB — %s\n", max_log, min_log, info.name,
-         info.cc_major, info.cc_minor, info.sm_count, info.clock_khz / 1000, (double)info.total_bytes / (1 << 30),
-         date);
+    bench_emit("## bench_gpu_ntt %u %u — %s, sm_%d%d, %d SMs, %d MHz, %.1f GiB — %s\n", max_log, min_log, info.name,
+               info.cc_major, info.cc_minor, info.sm_count, info.clock_khz / 1000, (double)info.total_bytes / (1 << 30),
+               date);
     bench_mul(g);
     bench_inv(g);
     bench_ntt(g, min_log, max_log);
     g16__gpu_close(g);
-    if (out_md)
-        fclose(out_md);
+    if (*bench_md())
+        fclose(*bench_md());
     return 0;
 }

@@ -421,7 +421,8 @@ int main(void)
     tu_seed("test_gpu_field");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_constants),  cmocka_unit_test(test_host_fr),  cmocka_unit_test(test_host_fp),
-        cmocka_unit_test(test_host_edges), cmocka_unit_test(test_host_inv), cmocka_unit_test(test_dev_fr),   cmocka_unit_test(test_dev_fp),
+        cmocka_unit_test(test_host_edges), cmocka_unit_test(test_host_inv), cmocka_unit_test(test_dev_fr),
+        cmocka_unit_test(test_dev_fp),
         cmocka_unit_test(test_dev_bench_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
