@@ -24,6 +24,10 @@
  * and keep the limbs in registers, where a shrinking length would index them (local memory).
  * tests/test_gpu_field.c checks the result against GMP-checked CPU inversion on random and edge
  * inputs, on the host and on the device.
+ * Why a second copy of inv_var.h's steps rather than one source for both: the word sizes differ
+ * (30-bit limbs in int32_t with int64_t sums here, 62-bit limbs in int64_t with __int128 sums
+ * there, the CPU's native widths), and so do the loops (fixed length here for the registers; the
+ * CPU shrinks f and g as they lose limbs). The steps, bounds and invariants are the same.
  */
 #ifndef G16_GPU_FIELD_INV_CUH
 #define G16_GPU_FIELD_INV_CUH
