@@ -125,6 +125,15 @@ G16_HD uint32_t mul_hi(uint32_t a, uint32_t b)
     return (uint32_t)(((uint64_t)a * b) >> 32);
 #endif
 }
+/* Trailing zero bits of x != 0. */
+G16_HD int ctz32(uint32_t x)
+{
+#if defined(G16_PTX)
+    return __ffs((int)x) - 1;
+#else
+    return __builtin_ctz(x);
+#endif
+}
 
 /* ---------------------------------------------------------------- generic N-limb code */
 

@@ -49,15 +49,6 @@ typedef struct {
     int32_t u, v, q, r;
 } s30_mat;
 
-G16_HD int s30_ctz(uint32_t x)
-{
-#if defined(G16_PTX)
-    return __ffs((int)x) - 1;
-#else
-    return __builtin_ctz(x);
-#endif
-}
-
 /* 30 divsteps on the low bits of f and g (f odd) from η = eta (η = -δ); returns the new η. After
  * s steps 2^s·f_s = u·f + v·g and 2^s·g_s = q·f + r·g; z zeros shifted out of g scale the f row by
  * 2^z instead of dividing the g row. The same steps as s62_divsteps_var (inv_var.h). */
@@ -66,7 +57,7 @@ G16_HD int32_t s30_divsteps_var(int32_t eta, uint32_t f, uint32_t g, s30_mat *t)
     uint32_t u = 1, v = 0, q = 0, r = 1;
     int left = 30; /* steps left; the low `left` bits of f and g are exact */
     for (;;) {
-        int z = s30_ctz(g | (0xffffffffu << left)); /* never more zeros than steps left */
+        int z = ctz32(g | (0xffffffffu << left)); /* never more zeros than steps left */
         g >>= z;
         u <<= z;
         v <<= z;

@@ -60,15 +60,6 @@
 #define G16_NI static inline
 #endif
 
-G16_HD int msm_ctz32(uint32_t m)
-{
-#if defined(G16_PTX)
-    return __ffs((int)m) - 1;
-#else
-    return __builtin_ctz(m);
-#endif
-}
-
 G16_HD int gfp_is_zero(const gfp *a)
 {
     uint32_t z = 0;

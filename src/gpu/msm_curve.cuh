@@ -601,7 +601,7 @@ G16_HD void MSM_P(ones_thread)(const uint32_t *bits, uint64_t nwords, uint32_t Q
     for (uint64_t wd = t * Q; wd < nwords && wd < (t + 1) * Q; wd++) {
         uint32_t m = bits[wd];
         while (m) {
-            int b = msm_ctz32(m);
+            int b = ctz32(m);
             m &= m - 1;
             MSM_P(aff) pt;
             MSM_P(aff_load)(&pt, &bases[wd * 32 + (uint64_t)b]);
