@@ -248,10 +248,11 @@ G16_HD uint32_t mont32_row_odd(uint32_t *E, uint32_t *O, const uint32_t *a, uint
 
 /* Reduction of row i with q = t·n0 (generic modulus): E += q·m_even from digit i (digit i is t,
  * the merged value, and becomes 0), O += q·m_odd from digit i+1. */
-G16_HD void mont32_reduce_row(uint32_t *E, uint32_t *O, uint32_t t, const uint32_t *m, uint32_t n0, int i, int N)
+/* E += q·m_even from digit i (digit i holds t, with q·m0 + t ≡ 0: it becomes 0); the carry goes to
+ * the fresh digit E[i+N]. */
+G16_HD void mont32_reduce_even(uint32_t *E, uint32_t t, uint32_t q, const uint32_t *m, int i, int N)
 {
     g16_cf f = {0, 0};
-    uint32_t q = mul_lo(t, n0);
     (void)mad_lo_cc(m[0], q, t, &f);
     E[i + 1] = madc_hi_cc(m[0], q, E[i + 1], &f);
     G16_UNROLL
@@ -260,6 +261,12 @@ G16_HD void mont32_reduce_row(uint32_t *E, uint32_t *O, uint32_t t, const uint32
         E[i + j + 1] = madc_hi_cc(m[j], q, E[i + j + 1], &f);
     }
     E[i + N] = addc(E[i + N], 0, &f);
+}
+
+G16_HD void mont32_reduce_row(uint32_t *E, uint32_t *O, uint32_t t, const uint32_t *m, uint32_t n0, int i, int N)
+{
+    uint32_t q = mul_lo(t, n0);
+    mont32_reduce_even(E, t, q, m, i, N);
     g16_cf g = {0, 0};
     O[i + 1] = mad_lo_cc(m[1], q, O[i + 1], &g);
     O[i + 2] = madc_hi_cc(m[1], q, O[i + 2], &g);
@@ -387,15 +394,7 @@ G16_HD void mont32_reduce_merge(uint32_t *E, uint32_t *O, const uint32_t *m, uin
     }
     O[i + N - 1] = madc_lo_cc(m[N - 1], q, O[i + N - 1], &g);
     O[i + N] = madc_hi(m[N - 1], q, O[i + N], &g);
-    g16_cf f = {0, 0};
-    (void)mad_lo_cc(m[0], q, t, &f);
-    E[i + 1] = madc_hi_cc(m[0], q, E[i + 1], &f);
-    G16_UNROLL
-    for (int j = 2; j < N; j += 2) {
-        E[i + j] = madc_lo_cc(m[j], q, E[i + j], &f);
-        E[i + j + 1] = madc_hi_cc(m[j], q, E[i + j + 1], &f);
-    }
-    E[i + N] = addc(E[i + N], 0, &f);
+    mont32_reduce_even(E, t, q, m, i, N);
 }
 
 /* r = a²·2^(-32N) mod m (generic modulus): the square's low half reduced row by row as in
