@@ -134,7 +134,7 @@ typedef struct {
 /* One size and generator on the host simulation: all four kinds (two vectors in one batch) and
  * the H step, against the CPU. split_b / tmax / elems_log 0 = defaults. */
 static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned tmax, uint32_t radix4,
-                      uint32_t elems_log)
+                      uint32_t elems_log, uint32_t uni)
 {
     size_t n = (size_t)1 << k;
     g16_fr gen, shift;
@@ -153,6 +153,7 @@ static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned
     tb.split_b = split_b;
     tb.radix4 = radix4;
     tb.elems_log = elems_log;
+    tb.uni = uni;
 
     g16_fr *x0 = fr_array(n), *x1 = fr_array(n), *y0 = fr_array(n), *y1 = fr_array(n), *c = fr_array(n);
     ntt_launch L[G16_NTT_MAX_LAUNCHES];
@@ -202,8 +203,9 @@ static void test_sim_default_split(void **state)
 {
     (void)state;
     for (unsigned k = 0; k <= 12; k++)
-        sim_check(k, &gens[k % 3], 0, 0, k % 2, 0);
-    sim_check(13, &gens[1], 0, 0, 1, 0);
+        sim_check(k, &gens[k % 3], 0, 0, k % 2, 0, (k / 2) % 2);
+    sim_check(13, &gens[1], 0, 0, 1, 0, 1);
+    sim_check(13, &gens[2], 0, 0, 0, 0, 1);
 }
 
 /* Blocks of 2^10 elements (the 128- and 256-thread kernel variants): passes of at most 10 stages,
@@ -212,7 +214,7 @@ static void test_sim_small_blocks(void **state)
 {
     (void)state;
     for (unsigned k = 8; k <= 13; k++)
-        sim_check(k, &gens[(k + 2) % 3], 0, 0, (k / 2) % 2, 10);
+        sim_check(k, &gens[(k + 2) % 3], 0, 0, (k / 2) % 2, 10, k % 2);
 }
 
 /* Forced 4-bit bottom passes (3-bit upper ones) and roots of order <= 2^5 in the direct table:
@@ -223,8 +225,65 @@ static void test_sim_forced_split(void **state)
 {
     (void)state;
     for (unsigned k = 1; k <= 12; k++) /* passes of 3 and 4 stages: odd and even counts for both */
-        sim_check(k, &gens[(k + 1) % 3], 4, 5, k % 2, k % 3 == 0 ? 10 : 0);
-    sim_check(12, &gens[0], 4, 5, 1, 0);
+        sim_check(k, &gens[(k + 1) % 3], 4, 5, k % 2, k % 3 == 0 ? 10 : 0, (k / 2) % 2);
+    sim_check(12, &gens[0], 4, 5, 1, 0, 1);
+}
+
+/* The stage orders of ntt_bfly_pos on every pass shape: each stage touches every element of the
+ * block once; the uniform stages give a warp (32 aligned butterflies) one twiddle and 8 aligned
+ * butterflies 8 different 16-byte columns of the swizzled shared memory (no bank conflicts), and
+ * they run for stages 1 to 4 of the 9- and 10-stage passes of the large sizes. */
+static void test_stage_orders(void **state)
+{
+    (void)state;
+    static uint8_t seen[1u << G16_NTT_ELEMS_LOG];
+    for (uint32_t uni = 0; uni <= 1; uni++)
+        for (uint32_t s = 1; s <= G16_NTT_SMAX; s++)
+            for (uint32_t lg = 0; s + lg <= G16_NTT_ELEMS_LOG; lg++) {
+                ntt_pass p;
+                memset(&p, 0, sizeof p);
+                p.s = s;
+                p.log_g = lg;
+                p.uni = uni;
+                uint32_t E = ntt_elems(&p), nb = E / 2, uni_stages = 0;
+                for (uint32_t u = 0; u < s; u++) {
+                    memset(seen, 0, E);
+                    int un = ntt_uni_stage(&p, u);
+                    uni_stages += (uint32_t)un;
+                    for (uint32_t beta = 0; beta < nb; beta++) {
+                        uint32_t ea, eb, j, ea0, eb0, j0;
+                        ntt_bfly_pos(&p, beta, u, &ea, &eb, &j);
+                        assert_true(ea < E && eb < E && j >= (1u << u) && j < (2u << u));
+                        seen[ea]++;
+                        seen[eb]++;
+                        assert_true(ntt_sw(&p, ea) < E);
+                        if (!un)
+                            continue;
+                        ntt_bfly_pos(&p, beta & ~31u, u, &ea0, &eb0, &j0);
+                        assert_int_equal(j, j0);
+                        uint32_t cols = 0, colsb = 0;
+                        for (uint32_t q = beta & ~7u; q < (beta & ~7u) + 8; q++) {
+                            ntt_bfly_pos(&p, q, u, &ea0, &eb0, &j0);
+                            cols |= 1u << (ntt_sw(&p, ea0) & 7);
+                            colsb |= 1u << (ntt_sw(&p, eb0) & 7);
+                        }
+                        assert_int_equal(cols, 0xff);
+                        assert_int_equal(colsb, 0xff);
+                    }
+                    for (uint32_t e = 0; e < E; e++)
+                        assert_int_equal(seen[e], 1);
+                    /* the swizzle is a bijection on the block */
+                    memset(seen, 0, E);
+                    for (uint32_t e = 0; e < E; e++)
+                        seen[ntt_sw(&p, e)]++;
+                    for (uint32_t e = 0; e < E; e++)
+                        assert_int_equal(seen[e], 1);
+                }
+                if (uni && (s == 9 || s == 10) && s + lg >= 10)
+                    assert_true(uni_stages >= 4);
+                if (!uni)
+                    assert_int_equal(uni_stages, 0);
+            }
 }
 
 /* The split itself: sizes within limits, bottom pass the largest, at most 4 passes up to 2^28. */
@@ -279,8 +338,9 @@ static unsigned dev_max_log(void)
     return v > G16_NTT_MAX_LOG ? G16_NTT_MAX_LOG : v;
 }
 
-/* threads / radix4: the pass kernel's block size and stage pairing (0: the domain's defaults). */
-static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, unsigned threads, int radix4)
+/* threads / radix4: the pass kernel's block size and stage pairing (0: the domain's defaults);
+ * uni: the stage order (-1: the default). */
+static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, unsigned threads, int radix4, int uni)
 {
     size_t n = (size_t)1 << k;
     g16_fr gen, shift;
@@ -298,6 +358,8 @@ static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, u
         assert_int_equal(g16__gpu_ntt_set_threads(gd, threads), G16_OK);
     if (threads)
         g16__gpu_ntt_set_radix4(gd, radix4);
+    if (uni >= 0)
+        g16__gpu_ntt_set_uniform(gd, uni);
     g16_fr *x0 = fr_array(n), *x1 = fr_array(n), *y0 = fr_array(n), *y1 = fr_array(n);
     for (int kind = 0; kind < G16__GPU_NTT_KIND_COUNT; kind++) {
         rand_vec(x0, n);
@@ -343,7 +405,7 @@ static void test_dev_sizes(void **state)
     g16__gpu *g = dev_open_or_skip();
     unsigned max = dev_max_log();
     for (unsigned k = 0; k <= max; k++) {
-        dev_check(g, k, &gens[k % 3], k <= 24, 0, 0);
+        dev_check(g, k, &gens[k % 3], k <= 24, 0, 0, -1);
         printf("  device 2^%u: forward, inverse, coset forward/inverse%s agree with the CPU\n", k,
                k <= 24 ? ", groth16 H" : "");
     }
@@ -354,9 +416,12 @@ static void test_dev_sizes(void **state)
         for (unsigned q = 0; q < sizeof thr / sizeof thr[0]; q++)
             for (int r4 = 0; r4 <= 1; r4++)
                 if (thr[q] != 256 || r4) /* 256 r2: the default, above */
-                    dev_check(g, k, &gens[(k + q + (unsigned)r4) % 3], k <= 16, thr[q], r4);
-    printf("  device 2^0..2^20 with every kernel variant (threads 128..512, stages in pairs or not) agree "
-           "with the CPU\n");
+                    for (int uni = 0; uni <= 1; uni++)
+                        dev_check(g, k, &gens[(k + q + (unsigned)(r4 + uni)) % 3], k <= 16, thr[q], r4, uni);
+    for (unsigned k = 0; k <= max && k <= 22; k += (k < 12 ? 1 : 5))
+        dev_check(g, k, &gens[(k + 1) % 3], k <= 22, 0, 0, 0); /* the default variant, plain order */
+    printf("  device 2^0..2^20 with every kernel variant (threads 128..512, stages in pairs or not, plain or "
+           "uniform stage order) agree with the CPU\n");
     g16__gpu_close(g);
 }
 
@@ -421,6 +486,7 @@ int main(void)
     tu_seed("test_gpu_ntt");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_stage_orders),
         cmocka_unit_test(test_sim_default_split),
         cmocka_unit_test(test_sim_forced_split),
         cmocka_unit_test(test_sim_small_blocks),

@@ -219,6 +219,9 @@ unsigned g16__gpu_ntt_log_n(const g16__gpu_ntt *d);
 g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads);
 /* Stages one per shared-memory round trip (0) or in pairs (1); a tuning knob for benchmarks. */
 void g16__gpu_ntt_set_radix4(g16__gpu_ntt *d, int on);
+/* Warp-uniform twiddles in the early stages with swizzled shared memory (1, the default) or the
+ * plain order (0); a tuning knob for benchmarks (ntt_core.cuh, ntt_bfly_pos). */
+void g16__gpu_ntt_set_uniform(g16__gpu_ntt *d, int on);
 
 /* In-place transforms of `count` device vectors x[0..count-1] of n elements each (natural order
  * in and out, as the CPU). Enqueued only: g16__gpu_sync before reading. The vectors must not

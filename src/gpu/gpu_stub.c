@@ -179,6 +179,7 @@ void g16__gpu_ntt_destroy(g16__gpu_ntt *d) { (void)d; }
 unsigned g16__gpu_ntt_log_n(const g16__gpu_ntt *d) { (void)d; return 0; }
 
 void g16__gpu_ntt_set_radix4(g16__gpu_ntt *d, int on) { (void)d, (void)on; }
+void g16__gpu_ntt_set_uniform(g16__gpu_ntt *d, int on) { (void)d, (void)on; }
 
 g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads)
 {

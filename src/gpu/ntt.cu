@@ -33,6 +33,8 @@
  * 44.8 ms against 46.2 for 256 r2: 6 blocks of 4 warps per SM wait less at the barriers). */
 #define NTT_THREADS_DEFAULT(log_n) ((log_n) >= 22 ? 128u : 256u)
 #define NTT_RADIX4_DEFAULT 0
+/* Warp-uniform early stages (ntt_bfly_pos): on until a device run says otherwise. */
+#define NTT_UNIFORM_DEFAULT 1
 
 typedef void (*pass_kernel_fn)(const ntt_pass);
 
@@ -212,6 +214,7 @@ extern "C" g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsig
     }
     ntt_tables_init(&d->tb, &ht, d->tables);
     pick_variant(d, NTT_RADIX4_DEFAULT);
+    d->tb.uni = NTT_UNIFORM_DEFAULT;
     *out = d;
     d = NULL;
 cleanup:
@@ -230,6 +233,8 @@ extern "C" g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads
 }
 
 extern "C" void g16__gpu_ntt_set_radix4(g16__gpu_ntt *d, int on) { pick_variant(d, on ? 1 : 0); }
+
+extern "C" void g16__gpu_ntt_set_uniform(g16__gpu_ntt *d, int on) { d->tb.uni = on ? 1 : 0; }
 
 extern "C" g16_status g16__gpu_ntt_device(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *const *x, size_t count,
                                           g16_error *err)
