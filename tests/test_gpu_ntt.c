@@ -229,10 +229,11 @@ static void test_sim_forced_split(void **state)
     sim_check(12, &gens[0], 4, 5, 1, 0, 1);
 }
 
-/* The stage orders of ntt_bfly_pos on every pass shape: each stage touches every element of the
- * block once; the uniform stages give a warp (32 aligned butterflies) one twiddle and 8 aligned
- * butterflies 8 different 16-byte columns of the swizzled shared memory (no bank conflicts), and
- * they run for stages 1 to 4 of the 9- and 10-stage passes of the large sizes. */
+/* The stage orders of ntt_bfly_pos and ntt_quad_pos on every pass shape: each stage (pair)
+ * touches every element of the block once; the uniform stages give a warp (32 aligned butterflies
+ * or quads) one twiddle and 8 aligned ones 8 different 16-byte columns of the swizzled shared
+ * memory (no bank conflicts) in each access, and they run for stages 1 to 4 of the 9- and
+ * 10-stage passes of the large sizes. */
 static void test_stage_orders(void **state)
 {
     (void)state;
@@ -276,6 +277,33 @@ static void test_stage_orders(void **state)
                     memset(seen, 0, E);
                     for (uint32_t e = 0; e < E; e++)
                         seen[ntt_sw(&p, e)]++;
+                    for (uint32_t e = 0; e < E; e++)
+                        assert_int_equal(seen[e], 1);
+                }
+                /* stage pairs (u, u-1), u >= 1: quads cover the block once; uniform ones as above */
+                for (uint32_t u = 1; u < s; u++) {
+                    memset(seen, 0, E);
+                    int un = ntt_uni_stage(&p, u);
+                    uint32_t h = 1u << (u - 1);
+                    for (uint32_t beta = 0; beta < E / 4; beta++) {
+                        uint32_t e0, low, e00, low0;
+                        ntt_quad_pos(&p, beta, u, &e0, &low);
+                        assert_true(low < h && e0 + 3 * h < E);
+                        for (uint32_t q = 0; q < 4; q++)
+                            seen[e0 + q * h]++;
+                        if (!un)
+                            continue;
+                        ntt_quad_pos(&p, beta & ~31u, u, &e00, &low0);
+                        assert_int_equal(low, low0);
+                        for (uint32_t q = 0; q < 4; q++) {
+                            uint32_t cols = 0;
+                            for (uint32_t b8 = beta & ~7u; b8 < (beta & ~7u) + 8; b8++) {
+                                ntt_quad_pos(&p, b8, u, &e00, &low0);
+                                cols |= 1u << (ntt_sw(&p, e00 + q * h) & 7);
+                            }
+                            assert_int_equal(cols, 0xff);
+                        }
+                    }
                     for (uint32_t e = 0; e < E; e++)
                         assert_int_equal(seen[e], 1);
                 }

@@ -393,9 +393,19 @@ G16_HD void ntt_phase_dit(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nt
  * (m0 with bits u and u-1 clear); `low` = m0's bits below u-1. */
 G16_HD void ntt_quad_pos(const ntt_pass *p, uint32_t beta, uint32_t u, uint32_t *e0, uint32_t *low)
 {
-    uint32_t c = beta >> (p->s - 2), jj = beta & ((1u << (p->s - 2)) - 1);
-    *low = jj & ((1u << (u - 1)) - 1);
-    *e0 = (c << p->s) + (((jj >> (u - 1)) << (u + 1)) | *low);
+    uint32_t c, hi;
+    if (ntt_uni_stage(p, u)) { /* the uniform order of ntt_bfly_pos: hi fastest, low slowest */
+        uint32_t hb = p->s - 1 - u;
+        hi = beta & ((1u << hb) - 1);
+        c = (beta >> hb) & ((1u << p->log_g) - 1);
+        *low = beta >> (hb + p->log_g);
+    } else {
+        uint32_t jj = beta & ((1u << (p->s - 2)) - 1);
+        c = beta >> (p->s - 2);
+        *low = jj & ((1u << (u - 1)) - 1);
+        hi = jj >> (u - 1);
+    }
+    *e0 = (c << p->s) + ((hi << (u + 1)) | *low);
 }
 
 G16_HD void ntt_dif_bfly(gfr *a, gfr *b, const gfr *tw, uint32_t j, int mul)
@@ -423,7 +433,8 @@ G16_HD void ntt_dit_bfly(gfr *a, gfr *b, const gfr *tw, uint32_t j, int mul)
 }
 
 /* DIF stages u and u-1 (u >= 1) in one round trip. Stage u pairs (0,2) and (1,3) with the roots
- * ω_{2^(u+1)}^low and ^(low + 2^(u-1)); stage u-1 pairs (0,1) and (2,3), both with ω_{2^u}^low. */
+ * ω_{2^(u+1)}^low and ^(low + 2^(u-1)); stage u-1 pairs (0,1) and (2,3), both with ω_{2^u}^low.
+ * At low = 0 three of the four roots are 1 (skipped with p->uni, warp-uniform in its order). */
 G16_HD void ntt_phase_dif2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nthr, g16_u4 *sm)
 {
     uint32_t nq = ntt_elems(p) >> 2, cap = ntt_elems(p), h = 1u << (u - 1);
@@ -432,10 +443,10 @@ G16_HD void ntt_phase_dif2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t n
         ntt_quad_pos(p, beta, u, &e0, &low);
         gfr x0 = ntt_pget(p, sm, cap, e0), x1 = ntt_pget(p, sm, cap, e0 + h);
         gfr x2 = ntt_pget(p, sm, cap, e0 + 2 * h), x3 = ntt_pget(p, sm, cap, e0 + 3 * h);
-        ntt_dif_bfly(&x0, &x2, p->w_small_dif, 2 * h + low, 1);
+        ntt_dif_bfly(&x0, &x2, p->w_small_dif, 2 * h + low, ntt_bfly_mul(p, u, 2 * h + low));
         ntt_dif_bfly(&x1, &x3, p->w_small_dif, 3 * h + low, 1);
-        ntt_dif_bfly(&x0, &x1, p->w_small_dif, h + low, u > 1);
-        ntt_dif_bfly(&x2, &x3, p->w_small_dif, h + low, u > 1);
+        ntt_dif_bfly(&x0, &x1, p->w_small_dif, h + low, ntt_bfly_mul(p, u - 1, h + low));
+        ntt_dif_bfly(&x2, &x3, p->w_small_dif, h + low, ntt_bfly_mul(p, u - 1, h + low));
         ntt_pput(p, sm, cap, e0, &x0);
         ntt_pput(p, sm, cap, e0 + h, &x1);
         ntt_pput(p, sm, cap, e0 + 2 * h, &x2);
@@ -452,9 +463,9 @@ G16_HD void ntt_phase_dit2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t n
         ntt_quad_pos(p, beta, u, &e0, &low);
         gfr x0 = ntt_pget(p, sm, cap, e0), x1 = ntt_pget(p, sm, cap, e0 + h);
         gfr x2 = ntt_pget(p, sm, cap, e0 + 2 * h), x3 = ntt_pget(p, sm, cap, e0 + 3 * h);
-        ntt_dit_bfly(&x0, &x1, p->w_small_dit, h + low, u > 1);
-        ntt_dit_bfly(&x2, &x3, p->w_small_dit, h + low, u > 1);
-        ntt_dit_bfly(&x0, &x2, p->w_small_dit, 2 * h + low, 1);
+        ntt_dit_bfly(&x0, &x1, p->w_small_dit, h + low, ntt_bfly_mul(p, u - 1, h + low));
+        ntt_dit_bfly(&x2, &x3, p->w_small_dit, h + low, ntt_bfly_mul(p, u - 1, h + low));
+        ntt_dit_bfly(&x0, &x2, p->w_small_dit, 2 * h + low, ntt_bfly_mul(p, u, 2 * h + low));
         ntt_dit_bfly(&x1, &x3, p->w_small_dit, 3 * h + low, 1);
         ntt_pput(p, sm, cap, e0, &x0);
         ntt_pput(p, sm, cap, e0 + h, &x1);
