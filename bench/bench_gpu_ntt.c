@@ -132,18 +132,17 @@ static void fill_device(g16__gpu *g, g16_fr *dev, size_t n, g16_fr *stage, size_
 
 typedef enum { T_FWD, T_INV, T_COSET, T_H } timed_op;
 
-/* Median ms of op with `threads` per pass block, stages in pairs (radix4) or not, uniform stage
- * order (uni) or plain; the domain is left at those settings. */
+/* Median ms of op with `threads` per pass block, `radix` stages per shared-memory round trip,
+ * uniform stage order (uni) or plain; the domain is left at those settings. */
 static double time_op(g16__gpu *g, g16__gpu_ntt *d, timed_op op, g16_fr *x, g16_fr *b, g16_fr *c, int reps,
-                      unsigned threads, int radix4, int uni)
+                      unsigned threads, unsigned radix, int uni)
 {
     double t[32];
     g16_error err = {0, ""};
     if (reps > 32)
         reps = 32;
-    if (g16__gpu_ntt_set_threads(d, threads) != G16_OK)
+    if (g16__gpu_ntt_set_threads(d, threads) != G16_OK || g16__gpu_ntt_set_radix(d, radix) != G16_OK)
         return 0;
-    g16__gpu_ntt_set_radix4(d, radix4);
     g16__gpu_ntt_set_uniform(d, uni);
     for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
         g16_status st = g16__gpu_timer_start(g, &err);
@@ -224,11 +223,11 @@ static void profile(g16__gpu *g, g16__gpu_ntt *d, g16_fr *x, g16_fr *b, g16_fr *
     (void)g;
 }
 
-/* The forward variants timed (threads, stages in pairs, uniform stage order). */
-#define NVAR 7
-static const unsigned var_thr[NVAR] = {256, 256, 128, 128, 256, 128, 512};
-static const int var_r4[NVAR] = {0, 0, 0, 0, 1, 1, 0};
-static const int var_uni[NVAR] = {1, 0, 1, 0, 1, 1, 1};
+/* The forward variants timed (threads, stages per round trip, uniform stage order). */
+#define NVAR 8
+static const unsigned var_thr[NVAR] = {256, 128, 128, 128, 256, 256, 128, 512};
+static const unsigned var_r[NVAR] = {1, 1, 2, 3, 2, 3, 2, 1};
+static const int var_uni[NVAR] = {1, 1, 1, 1, 1, 1, 0, 1};
 
 static void bench_ntt(g16__gpu *g, unsigned min_log, unsigned max_log)
 {
@@ -238,12 +237,13 @@ static void bench_ntt(g16__gpu *g, unsigned min_log, unsigned max_log)
     if (g16__gpu_host_alloc((void **)&stage, stage_n * sizeof *stage, &err) != G16_OK)
         die("pinned staging buffer", &err);
     bench_emit("\n### NTT on the device (ms, median)\n\n");
-    bench_emit("Forward in the pass-kernel variants of ntt.cu (threads per pass block, stages one by one = r2 or "
-               "in pairs = r4, u = uniform stage order, p = plain; defaults: 256 r2 u below 2^22, 128 r2 u from "
-               "2^22); inverse, coset forward and H with the best forward variant of that size.\n\n");
+    bench_emit("Forward in the pass-kernel variants of ntt.cu (threads per pass block, stages per shared-memory "
+               "round trip: one = r2, pairs = r4, triples = r8; u = uniform stage order, p = plain; defaults: "
+               "256 r2 u below 2^19, 128 r4 u from 2^19); inverse, coset forward and H with the best forward "
+               "variant of that size.\n\n");
     bench_emit("| log n |");
     for (int v = 0; v < NVAR; v++)
-        bench_emit(" fwd %u r%d %s |", var_thr[v], var_r4[v] ? 4 : 2, var_uni[v] ? "u" : "p");
+        bench_emit(" fwd %u r%u %s |", var_thr[v], 1u << var_r[v], var_uni[v] ? "u" : "p");
     bench_emit(" best | inverse | coset fwd | H step | floor fwd | best fwd / floor | H / (7 fwd) | check |\n|---|");
     for (int v = 0; v < NVAR + 8; v++)
         bench_emit("---|");
@@ -271,28 +271,28 @@ static void bench_ntt(g16__gpu *g, unsigned min_log, unsigned max_log)
         double fv[NVAR], fwd = 1e30;
         int best = 0;
         for (int v = 0; v < NVAR; v++) {
-            fv[v] = time_op(g, d, T_FWD, x, NULL, NULL, reps, var_thr[v], var_r4[v], var_uni[v]);
+            fv[v] = time_op(g, d, T_FWD, x, NULL, NULL, reps, var_thr[v], var_r[v], var_uni[v]);
             if (fv[v] < fwd)
                 fwd = fv[v], best = v;
         }
-        double inv = time_op(g, d, T_INV, x, NULL, NULL, reps, var_thr[best], var_r4[best], var_uni[best]);
-        double cos = time_op(g, d, T_COSET, x, NULL, NULL, reps, var_thr[best], var_r4[best], var_uni[best]);
+        double inv = time_op(g, d, T_INV, x, NULL, NULL, reps, var_thr[best], var_r[best], var_uni[best]);
+        double cos = time_op(g, d, T_COSET, x, NULL, NULL, reps, var_thr[best], var_r[best], var_uni[best]);
         double h = 0;
         if (with_h) {
             fill_device(g, b, n, stage, stage_n);
             fill_device(g, c, n, stage, stage_n);
-            h = time_op(g, d, T_H, x, b, c, reps, var_thr[best], var_r4[best], var_uni[best]);
+            h = time_op(g, d, T_H, x, b, c, reps, var_thr[best], var_r[best], var_uni[best]);
         }
         double mul_floor = (double)n / 2 * k / fr_rate * 1e3, mem_floor = 2.0 * (double)bytes / MEM_BYTES_PER_S * 1e3;
         double floor = mul_floor > mem_floor ? mul_floor : mem_floor;
         bench_emit("| %u |", k);
         for (int v = 0; v < NVAR; v++)
             bench_emit(" %.3f |", fv[v]);
-        bench_emit(" %u r%d %s | %.3f | %.3f | %s%.3f | %.3f | %.2f | %.2f | ok |\n", var_thr[best],
-                   var_r4[best] ? 4 : 2, var_uni[best] ? "u" : "p", inv, cos, with_h ? "" : "(no memory) ", h, floor, fwd / floor,
+        bench_emit(" %u r%u %s | %.3f | %.3f | %s%.3f | %.3f | %.2f | %.2f | ok |\n", var_thr[best],
+                   1u << var_r[best], var_uni[best] ? "u" : "p", inv, cos, with_h ? "" : "(no memory) ", h, floor, fwd / floor,
                    with_h ? h / (7 * fwd) : 0.0);
         if (k == max_log || k == 24 || k == 20) {
-            printf("profiles below: the best variant, %u threads r%d %s\n", var_thr[best], var_r4[best] ? 4 : 2,
+            printf("profiles below: the best variant, %u threads r%u %s\n", var_thr[best], 1u << var_r[best],
                    var_uni[best] ? "uniform" : "plain");
             profile(g, d, x, b, c, k, with_h);
         }

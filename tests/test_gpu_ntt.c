@@ -29,31 +29,37 @@ static void sim_pass(const ntt_pass *p, uint32_t blk, uint32_t v, g16_u4 *sm)
     uint32_t T = SIM_THREADS;
     for (uint32_t t = 0; t < T; t++)
         ntt_phase_load(p, blk, v, t, T, sm);
-    /* the stage schedule of ntt_pass_kernel (ntt.cu) */
+    /* the stage schedule of ntt_pass_kernel (ntt.cu): groups of ntt_group(p, stages left) */
     if (p->kind == G16_PASS_DIF || p->kind == G16_PASS_DIF_DIT) {
-        uint32_t u = p->s;
-        while (u >= 2 && p->radix4) {
-            for (uint32_t t = 0; t < T; t++)
-                ntt_phase_dif2(p, u - 1, t, T, sm);
-            u -= 2;
+        for (uint32_t u = p->s; u > 0;) {
+            uint32_t g = ntt_group(p, u);
+            for (uint32_t t = 0; t < T; t++) {
+                if (g == 3)
+                    ntt_phase_dif3(p, u - 1, t, T, sm);
+                else if (g == 2)
+                    ntt_phase_dif2(p, u - 1, t, T, sm);
+                else
+                    ntt_phase_dif(p, u - 1, t, T, sm);
+            }
+            u -= g;
         }
-        while (u-- > 0)
-            for (uint32_t t = 0; t < T; t++)
-                ntt_phase_dif(p, u, t, T, sm);
     }
     if (p->kind == G16_PASS_DIF_DIT)
         for (uint32_t t = 0; t < T; t++)
             ntt_phase_mid(p, blk, t, T, sm);
     if (p->kind == G16_PASS_DIT || p->kind == G16_PASS_DIF_DIT) {
-        uint32_t u = 0;
-        while (u + 2 <= p->s && p->radix4) {
-            for (uint32_t t = 0; t < T; t++)
-                ntt_phase_dit2(p, u + 1, t, T, sm);
-            u += 2;
+        for (uint32_t u = 0; u < p->s;) {
+            uint32_t g = ntt_group(p, p->s - u);
+            for (uint32_t t = 0; t < T; t++) {
+                if (g == 3)
+                    ntt_phase_dit3(p, u + 2, t, T, sm);
+                else if (g == 2)
+                    ntt_phase_dit2(p, u + 1, t, T, sm);
+                else
+                    ntt_phase_dit(p, u, t, T, sm);
+            }
+            u += g;
         }
-        for (; u < p->s; u++)
-            for (uint32_t t = 0; t < T; t++)
-                ntt_phase_dit(p, u, t, T, sm);
     }
     for (uint32_t t = 0; t < T; t++)
         ntt_phase_store(p, blk, v, t, T, sm);
@@ -133,7 +139,7 @@ typedef struct {
 
 /* One size and generator on the host simulation: all four kinds (two vectors in one batch) and
  * the H step, against the CPU. split_b / tmax / elems_log 0 = defaults. */
-static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned tmax, uint32_t radix4,
+static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned tmax, uint32_t radix,
                       uint32_t elems_log, uint32_t uni)
 {
     size_t n = (size_t)1 << k;
@@ -151,7 +157,7 @@ static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned
     ntt_tables tb;
     ntt_tables_init(&tb, &ht, (const gfr *)(const void *)ht.buf);
     tb.split_b = split_b;
-    tb.radix4 = radix4;
+    tb.radix = radix;
     tb.elems_log = elems_log;
     tb.uni = uni;
 
@@ -203,9 +209,10 @@ static void test_sim_default_split(void **state)
 {
     (void)state;
     for (unsigned k = 0; k <= 12; k++)
-        sim_check(k, &gens[k % 3], 0, 0, k % 2, 0, (k / 2) % 2);
-    sim_check(13, &gens[1], 0, 0, 1, 0, 1);
-    sim_check(13, &gens[2], 0, 0, 0, 0, 1);
+        sim_check(k, &gens[k % 3], 0, 0, 1 + k % 3, 0, (k / 3) % 2);
+    sim_check(13, &gens[1], 0, 0, 2, 0, 1);
+    sim_check(13, &gens[2], 0, 0, 3, 0, 1);
+    sim_check(13, &gens[0], 0, 0, 1, 0, 0);
 }
 
 /* Blocks of 2^10 elements (the 128- and 256-thread kernel variants): passes of at most 10 stages,
@@ -214,7 +221,8 @@ static void test_sim_small_blocks(void **state)
 {
     (void)state;
     for (unsigned k = 8; k <= 13; k++)
-        sim_check(k, &gens[(k + 2) % 3], 0, 0, (k / 2) % 2, 10, k % 2);
+        for (uint32_t r = 1; r <= 3; r++)
+            sim_check(k, &gens[(k + r) % 3], 0, 0, r, 10, (k + r) % 2);
 }
 
 /* Forced 4-bit bottom passes (3-bit upper ones) and roots of order <= 2^5 in the direct table:
@@ -225,15 +233,16 @@ static void test_sim_forced_split(void **state)
 {
     (void)state;
     for (unsigned k = 1; k <= 12; k++) /* passes of 3 and 4 stages: odd and even counts for both */
-        sim_check(k, &gens[(k + 1) % 3], 4, 5, k % 2, k % 3 == 0 ? 10 : 0, (k / 2) % 2);
-    sim_check(12, &gens[0], 4, 5, 1, 0, 1);
+        sim_check(k, &gens[(k + 1) % 3], 4, 5, 1 + k % 3, k % 3 == 0 ? 10 : 0, (k / 2) % 2);
+    sim_check(12, &gens[0], 4, 5, 2, 0, 1);
+    sim_check(11, &gens[2], 4, 5, 3, 0, 0);
 }
 
-/* The stage orders of ntt_bfly_pos and ntt_quad_pos on every pass shape: each stage (pair)
- * touches every element of the block once; the uniform stages give a warp (32 aligned butterflies
- * or quads) one twiddle and 8 aligned ones 8 different 16-byte columns of the swizzled shared
+/* The stage orders of ntt_group_pos on every pass shape: each stage (group of 1 to 3 stages)
+ * touches every element of the block once; the uniform stages give a warp (32 aligned groups)
+ * one set of twiddles and 8 aligned ones 8 different 16-byte columns of the swizzled shared
  * memory (no bank conflicts) in each access, and they run for stages 1 to 4 of the 9- and
- * 10-stage passes of the large sizes. */
+ * 10-stage passes of the large sizes; the global load and store are free of conflicts too. */
 static void test_stage_orders(void **state)
 {
     (void)state;
@@ -280,32 +289,49 @@ static void test_stage_orders(void **state)
                     for (uint32_t e = 0; e < E; e++)
                         assert_int_equal(seen[e], 1);
                 }
-                /* stage pairs (u, u-1), u >= 1: quads cover the block once; uniform ones as above */
-                for (uint32_t u = 1; u < s; u++) {
-                    memset(seen, 0, E);
-                    int un = ntt_uni_stage(&p, u);
-                    uint32_t h = 1u << (u - 1);
-                    for (uint32_t beta = 0; beta < E / 4; beta++) {
-                        uint32_t e0, low, e00, low0;
-                        ntt_quad_pos(&p, beta, u, &e0, &low);
-                        assert_true(low < h && e0 + 3 * h < E);
-                        for (uint32_t q = 0; q < 4; q++)
-                            seen[e0 + q * h]++;
-                        if (!un)
-                            continue;
-                        ntt_quad_pos(&p, beta & ~31u, u, &e00, &low0);
-                        assert_int_equal(low, low0);
-                        for (uint32_t q = 0; q < 4; q++) {
-                            uint32_t cols = 0;
-                            for (uint32_t b8 = beta & ~7u; b8 < (beta & ~7u) + 8; b8++) {
-                                ntt_quad_pos(&p, b8, u, &e00, &low0);
-                                cols |= 1u << (ntt_sw(&p, e00 + q * h) & 7);
+                /* groups of g = 2, 3 stages (top stage u >= g-1) cover the block once; uniform
+                 * ones as above, in each of their 2^g accesses */
+                for (uint32_t g = 2; g <= 3; g++)
+                    for (uint32_t u = g - 1; u < s; u++) {
+                        memset(seen, 0, E);
+                        int un = ntt_uni_stage(&p, u);
+                        uint32_t q = 1u << (u + 1 - g);
+                        for (uint32_t beta = 0; beta < E >> g; beta++) {
+                            uint32_t e0, low, e00, low0;
+                            ntt_group_pos(&p, beta, u, g, &e0, &low);
+                            assert_true(low < q && e0 + ((1u << g) - 1) * q < E);
+                            for (uint32_t i = 0; i < (1u << g); i++)
+                                seen[e0 + i * q]++;
+                            if (!un)
+                                continue;
+                            ntt_group_pos(&p, beta & ~31u, u, g, &e00, &low0);
+                            assert_int_equal(low, low0);
+                            for (uint32_t i = 0; i < (1u << g); i++) {
+                                uint32_t cols = 0;
+                                for (uint32_t b8 = beta & ~7u; b8 < (beta & ~7u) + 8; b8++) {
+                                    ntt_group_pos(&p, b8, u, g, &e00, &low0);
+                                    cols |= 1u << (ntt_sw(&p, e00 + i * q) & 7);
+                                }
+                                assert_int_equal(cols, 0xff);
                             }
-                            assert_int_equal(cols, 0xff);
                         }
+                        for (uint32_t e = 0; e < E; e++)
+                            assert_int_equal(seen[e], 1);
                     }
-                    for (uint32_t e = 0; e < E; e++)
-                        assert_int_equal(seen[e], 1);
+                /* the global load and store: 8 neighbouring threads, lines interleaved (lo_bit
+                 * >= log_g) or not; 8 columns for lines of 8 stages and more */
+                for (uint32_t lo_bit = 0; lo_bit <= 20 && uni && s >= 8; lo_bit += 20) {
+                    p.lo_bit = lo_bit;
+                    for (uint32_t l0 = 0; l0 < E; l0 += 8) {
+                        uint32_t cols = 0;
+                        for (uint32_t l = l0; l < l0 + 8; l++) {
+                            uint32_t c, m;
+                            ntt_elem(&p, l, &c, &m);
+                            cols |= 1u << (ntt_sw(&p, (c << s) + m) & 7);
+                        }
+                        assert_int_equal(cols, 0xff);
+                    }
+                    p.lo_bit = 0;
                 }
                 if (uni && (s == 9 || s == 10) && s + lg >= 10)
                     assert_true(uni_stages >= 4);
@@ -366,9 +392,9 @@ static unsigned dev_max_log(void)
     return v > G16_NTT_MAX_LOG ? G16_NTT_MAX_LOG : v;
 }
 
-/* threads / radix4: the pass kernel's block size and stage pairing (0: the domain's defaults);
+/* threads / radix: the pass kernel's block size and stages per round trip (0: the domain's defaults);
  * uni: the stage order (-1: the default). */
-static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, unsigned threads, int radix4, int uni)
+static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, unsigned threads, unsigned radix, int uni)
 {
     size_t n = (size_t)1 << k;
     g16_fr gen, shift;
@@ -385,7 +411,7 @@ static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, u
     if (threads)
         assert_int_equal(g16__gpu_ntt_set_threads(gd, threads), G16_OK);
     if (threads)
-        g16__gpu_ntt_set_radix4(gd, radix4);
+        assert_int_equal(g16__gpu_ntt_set_radix(gd, radix), G16_OK);
     if (uni >= 0)
         g16__gpu_ntt_set_uniform(gd, uni);
     g16_fr *x0 = fr_array(n), *x1 = fr_array(n), *y0 = fr_array(n), *y1 = fr_array(n);
@@ -437,19 +463,18 @@ static void test_dev_sizes(void **state)
         printf("  device 2^%u: forward, inverse, coset forward/inverse%s agree with the CPU\n", k,
                k <= 24 ? ", groth16 H" : "");
     }
-    /* every other kernel variant of ntt.cu (threads x stages one by one / in pairs) and a
+    /* every kernel variant of ntt.cu (threads x stages per round trip x stage order) and a
      * thread count without a variant of its own (the unbounded kernel) */
     static const unsigned thr[] = {128, 256, 384, 512, 160};
     for (unsigned k = 0; k <= max && k <= 20; k += (k < 12 ? 1 : 4))
         for (unsigned q = 0; q < sizeof thr / sizeof thr[0]; q++)
-            for (int r4 = 0; r4 <= 1; r4++)
-                if (thr[q] != 256 || r4) /* 256 r2: the default, above */
-                    for (int uni = 0; uni <= 1; uni++)
-                        dev_check(g, k, &gens[(k + q + (unsigned)(r4 + uni)) % 3], k <= 16, thr[q], r4, uni);
+            for (unsigned r = 1; r <= 3; r++)
+                for (int uni = 0; uni <= 1; uni++)
+                    dev_check(g, k, &gens[(k + q + r + (unsigned)uni) % 3], k <= 16, thr[q], r, uni);
     for (unsigned k = 0; k <= max && k <= 22; k += (k < 12 ? 1 : 5))
         dev_check(g, k, &gens[(k + 1) % 3], k <= 22, 0, 0, 0); /* the default variant, plain order */
-    printf("  device 2^0..2^20 with every kernel variant (threads 128..512, stages in pairs or not, plain or "
-           "uniform stage order) agree with the CPU\n");
+    printf("  device 2^0..2^20 with every kernel variant (threads 128..512, 1 to 3 stages per round trip, "
+           "plain or uniform stage order) agree with the CPU\n");
     g16__gpu_close(g);
 }
 

@@ -101,26 +101,26 @@ extern "C" g16_status g16__gpu_fp_op(g16__gpu *g, g16__gpu_op op, g16_fp *out, c
 #define BENCH_THREADS 256
 #define BENCH_BLOCKS_PER_SM 4
 
-/* Each thread: two independent chains x0 <- x0·y, x1 <- x1·y (field 0: Fr, 2: Fr through the
- * generic reduction), or x <- x^(-1) + y (field 3). x holds 2 elements per thread, y one. */
-__global__ static void fr_bench_kernel(gfr *x, const gfr *y, unsigned iters, int generic)
+/* Each thread: two independent chains x0 <- x0·y, x1 <- x1·y (MODE 0: Fr, 1: Fr through the
+ * generic reduction), or x <- x^(-1) + y (MODE 2). x holds 2 elements per thread, y one. One
+ * instantiation per MODE, so that each kernel has the registers of its own operation only (with
+ * the three in one kernel, ptxas gave the products the inversion's 88 registers: 16 warps per SM
+ * instead of 32, and ncu saw an eligible warp in only 46% of the cycles). */
+template <int MODE>
+__global__ static void __launch_bounds__(BENCH_THREADS) fr_bench_kernel(gfr *x, const gfr *y, unsigned iters)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     gfr a = x[2 * i], b = x[2 * i + 1], w = y[i];
-    if (generic == 2) {
-        for (unsigned k = 0; k < iters; k++) {
+    for (unsigned k = 0; k < iters; k++) {
+        if (MODE == 2) {
             gfr_inv_var(&a, &a);
             gfr_add(&a, &a, &w);
             gfr_inv_var(&b, &b);
             gfr_add(&b, &b, &w);
-        }
-    } else if (generic) {
-        for (unsigned k = 0; k < iters; k++) {
+        } else if (MODE == 1) {
             gfr_mul_generic(&a, &a, &w);
             gfr_mul_generic(&b, &b, &w);
-        }
-    } else {
-        for (unsigned k = 0; k < iters; k++) {
+        } else {
             gfr_mul(&a, &a, &w);
             gfr_mul(&b, &b, &w);
         }
@@ -129,19 +129,18 @@ __global__ static void fr_bench_kernel(gfr *x, const gfr *y, unsigned iters, int
     x[2 * i + 1] = b;
 }
 
-__global__ static void fp_bench_kernel(gfp *x, const gfp *y, unsigned iters, int inv)
+template <int INV>
+__global__ static void __launch_bounds__(BENCH_THREADS) fp_bench_kernel(gfp *x, const gfp *y, unsigned iters)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     gfp a = x[2 * i], b = x[2 * i + 1], w = y[i];
-    if (inv) {
-        for (unsigned k = 0; k < iters; k++) {
+    for (unsigned k = 0; k < iters; k++) {
+        if (INV) {
             gfp_inv_var(&a, &a);
             gfp_add(&a, &a, &w);
             gfp_inv_var(&b, &b);
             gfp_add(&b, &b, &w);
-        }
-    } else {
-        for (unsigned k = 0; k < iters; k++) {
+        } else {
             gfp_mul(&a, &a, &w);
             gfp_mul(&b, &b, &w);
         }
@@ -167,9 +166,11 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
                                          g16_error *err)
 {
     g16_status st = G16_OK;
-    int fp = field == 1 || field == 4, inv = field >= 3, limbs = fp ? 12 : 8;
-    size_t threads = (size_t)g->info.sm_count * BENCH_BLOCKS_PER_SM * BENCH_THREADS;
-    size_t xb = 2 * threads * limbs * 4, yb = threads * limbs * 4;
+    int fp = field == 1 || field == 4, inv = field >= 3, limbs = fp ? 12 : 8, per_sm = 0;
+    const void *kern = fp ? (inv ? (const void *)fp_bench_kernel<1> : (const void *)fp_bench_kernel<0>)
+                          : (inv ? (const void *)fr_bench_kernel<2>
+                                 : field == 2 ? (const void *)fr_bench_kernel<1> : (const void *)fr_bench_kernel<0>);
+    size_t threads = 0, xb = 0, yb = 0;
     uint32_t *hx = NULL, *hy = NULL, *hr = NULL;
     void *d = NULL;
     uint64_t state = 0x9e3779b97f4a7c15ULL;
@@ -180,6 +181,13 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
     if (field < 0 || field > 4)
         return g16__error(err, G16_ERR_ARG,
                           "gpu mul bench: field %d (0 Fr, 1 Fp, 2 Fr generic, 3 Fr inversion, 4 Fp inversion)", field);
+    /* one full wave: as many blocks as fit on every SM at once */
+    G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, BENCH_THREADS, 0));
+    if (per_sm < 1 || per_sm > BENCH_BLOCKS_PER_SM)
+        per_sm = per_sm < 1 ? 1 : BENCH_BLOCKS_PER_SM;
+    threads = (size_t)g->info.sm_count * (size_t)per_sm * BENCH_THREADS;
+    xb = 2 * threads * limbs * 4;
+    yb = threads * limbs * 4;
     hx = (uint32_t *)malloc(xb);
     hy = (uint32_t *)malloc(yb);
     hr = (uint32_t *)malloc(xb);
@@ -197,12 +205,9 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
     G16_CU(cudaEventRecord(g->ev_start, g->stream));
     {
         unsigned blocks = (unsigned)(threads / BENCH_THREADS);
-        if (fp)
-            G16_CU_LAUNCH(fp_bench_kernel<<<blocks, BENCH_THREADS, 0, g->stream>>>(
-                (gfp *)d, (const gfp *)((char *)d + xb), iters, inv));
-        else
-            G16_CU_LAUNCH(fr_bench_kernel<<<blocks, BENCH_THREADS, 0, g->stream>>>(
-                (gfr *)d, (const gfr *)((char *)d + xb), iters, inv ? 2 : field == 2));
+        void *dy = (char *)d + xb;
+        void *args[3] = {&d, &dy, &iters};
+        G16_CU(cudaLaunchKernel(kern, dim3(blocks), dim3(BENCH_THREADS), args, 0, g->stream));
     }
     G16_CU(cudaEventRecord(g->ev_stop, g->stream));
     G16_CU(cudaMemcpyAsync(hr, d, xb, cudaMemcpyDeviceToHost, g->stream));

@@ -214,11 +214,12 @@ g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsigned log_n, 
 void g16__gpu_ntt_destroy(g16__gpu_ntt *d); /* NULL is a no-op */
 unsigned g16__gpu_ntt_log_n(const g16__gpu_ntt *d);
 
-/* Threads per block of the pass kernel (32..512, a multiple of 32; default 256 below 2^22, 128
- * from 2^22, see ntt.cu): a tuning knob for benchmarks. G16_ERR_ARG otherwise. */
+/* Threads per block of the pass kernel (32..512, a multiple of 32; default 256 below 2^19, 128
+ * from 2^19, see ntt.cu): a tuning knob for benchmarks. G16_ERR_ARG otherwise. */
 g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads);
-/* Stages one per shared-memory round trip (0) or in pairs (1); a tuning knob for benchmarks. */
-void g16__gpu_ntt_set_radix4(g16__gpu_ntt *d, int on);
+/* Stages per shared-memory round trip: 1, 2 (pairs) or 3 (triples); a tuning knob for
+ * benchmarks. G16_ERR_ARG otherwise. */
+g16_status g16__gpu_ntt_set_radix(g16__gpu_ntt *d, unsigned stages);
 /* Warp-uniform twiddles in the early stages with swizzled shared memory (1, the default) or the
  * plain order (0); a tuning knob for benchmarks (ntt_core.cuh, ntt_bfly_pos). */
 void g16__gpu_ntt_set_uniform(g16__gpu_ntt *d, int on);

@@ -178,7 +178,11 @@ g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsigned log_n, 
 void g16__gpu_ntt_destroy(g16__gpu_ntt *d) { (void)d; }
 unsigned g16__gpu_ntt_log_n(const g16__gpu_ntt *d) { (void)d; return 0; }
 
-void g16__gpu_ntt_set_radix4(g16__gpu_ntt *d, int on) { (void)d, (void)on; }
+g16_status g16__gpu_ntt_set_radix(g16__gpu_ntt *d, unsigned stages)
+{
+    (void)d, (void)stages;
+    return G16_ERR_NO_DEVICE;
+}
 void g16__gpu_ntt_set_uniform(g16__gpu_ntt *d, int on) { (void)d, (void)on; }
 
 g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads)

@@ -8,32 +8,38 @@
 #include "gpu/ntt_tables.h"
 
 /* Pass-kernel variants, chosen by the two tuning knobs (threads per block: g16__gpu_ntt_set_threads;
- * stages one by one or in pairs: g16__gpu_ntt_set_radix4). The pass kernel is bound by the Fr
- * products, and those by how many warps an SM keeps in flight to hide the carry chains' latency,
- * the shared-memory round trips and the barriers. A block of 2^e elements takes 2^(e+5) bytes of
- * shared memory (227 KiB per SM: 3 blocks of 2^11, 6 of 2^10), and a block's warps wait for each
- * other at every barrier, so several smaller blocks per SM hide more than one large one (the first
- * device run: 256 threads and 2 blocks per SM were 15% faster than 512 threads and 1 block, at the
- * same 16 warps per SM). Registers decide the rest: ptxas needs 62 per thread for stages one by one
- * and 80 (with 40 bytes of spills) to 96 for pairs. Each variant is its own instantiation with
+ * stages per shared-memory round trip, 1 to 3: g16__gpu_ntt_set_radix). The pass kernel is bound
+ * by the Fr products, and those by how many warps an SM keeps in flight to hide the carry chains'
+ * latency, the shared-memory round trips and the barriers (ncu, 2^24, 128 threads one stage per
+ * round trip: 24 warps per SM, limited by shared memory; an eligible warp in only 53% of the
+ * cycles). A block of 2^e elements takes 2^(e+5) bytes of shared memory (227 KiB per SM: 3 blocks
+ * of 2^11, 6 of 2^10), and a block's warps wait for each other at every barrier, so several
+ * smaller blocks per SM hide more than one large one (the first device run: 256 threads and 2
+ * blocks per SM were 15% faster than 512 threads and 1 block, at the same 16 warps per SM).
+ * Registers decide the rest: each variant is its own instantiation with
  * __launch_bounds__(threads, blocks per SM), so ptxas keeps to the registers that let those
- * blocks fit:
- *   threads radix elements blocks/SM warps/SM registers
- *   256     r2    2^10     4         32       <= 64      default below 2^22
- *   256     r4    2^11     3         24       <= 80
- *   512     r2    2^11     2         32       <= 64
- *   512     r4    2^11     1         16       <= 128  (the first device run's 512 r4)
- *   128     r2/r4 2^10     6         24       <= 80      default (r2) from 2^22
- *   384     r2/r4 2^11     2         24       <= 80
+ * blocks fit (tools/gpu/ptxas_report.sh prints them):
+ *   threads stages elements blocks/SM warps/SM
+ *   256     1      2^10     4         32       default below 2^19
+ *   256     2      2^11     3         24
+ *   256     3      2^11     2         16
+ *   512     1      2^11     2         32
+ *   512     2      2^11     1         16
+ *   128     1      2^10     6         24
+ *   128     2      2^10     6         24       default from 2^19
+ *   128     3      2^10     4         16
+ *   384     1 / 2  2^11     2         24
  *   other multiples of 32 up to 512: 2^11 elements, no bound (the first run's kernel).
  * The elements per block change the pass plan (ntt_tables.elems_log: passes of at most 10 stages
  * for 2^10), which the host simulation checks for both sizes. */
-/* Default variant by size, from the device run of 2026-12-02 16:55 UTC (bench/RESULTS.md): 256 r2
- * is fastest up to 2^21 (2^16: 0.050 ms against 0.062 for 128 r2), 128 r2 from 2^22 up (2^27:
- * 44.8 ms against 46.2 for 256 r2: 6 blocks of 4 warps per SM wait less at the barriers). */
-#define NTT_THREADS_DEFAULT(log_n) ((log_n) >= 22 ? 128u : 256u)
-#define NTT_RADIX4_DEFAULT 0
-/* Warp-uniform early stages (ntt_bfly_pos): on until a device run says otherwise. */
+/* Default variant by size, from the device runs of 2026-12-03 12:10-12:27 UTC (bench/RESULTS.md):
+ * 128 threads with stage pairs from 2^19 (2^27: 42.5 ms against 44.9 one stage per round trip and
+ * 45.4 in triples; 2^20: 0.311 against 0.319 for 256 one by one); below, 256 threads one stage
+ * per round trip (2^16: 0.050 against 0.060). */
+#define NTT_THREADS_DEFAULT(log_n) ((log_n) >= 19 ? 128u : 256u)
+#define NTT_RADIX_DEFAULT(log_n) ((log_n) >= 19 ? 2u : 1u)
+/* Warp-uniform early stages (ntt_group_pos): 2^27 forward 44.8 ms against 47.6 in the plain order
+ * (same run, 128 threads, one stage per round trip). */
 #define NTT_UNIFORM_DEFAULT 1
 
 typedef void (*pass_kernel_fn)(const ntt_pass);
@@ -42,14 +48,14 @@ struct g16__gpu_ntt {
     g16__gpu *g;
     unsigned log_n;
     gfr *tables;       /* device: the layout of ntt_tables.h */
-    ntt_tables tb;     /* pointers into it; tb.radix4 and tb.elems_log follow the variant */
+    ntt_tables tb;     /* pointers into it; tb.radix and tb.elems_log follow the variant */
     unsigned threads;  /* threads per pass block */
     pass_kernel_fn pass_kernel;
 };
 
-/* One pass: load, the stages (each followed by a barrier), store. R4: stages in pairs (p.radix4
- * is the same value; the host simulation reads that one). */
-template <unsigned R4>
+/* One pass: load, the stages in groups of up to R per shared-memory round trip (ntt_group; each
+ * group followed by a barrier), store. p.radix is R (the host simulation reads that one). */
+template <unsigned R>
 __device__ __forceinline__ static void ntt_pass_body(const ntt_pass &p)
 {
     extern __shared__ g16_u4 sm[];
@@ -58,15 +64,16 @@ __device__ __forceinline__ static void ntt_pass_body(const ntt_pass &p)
     __syncthreads();
     /* the host simulation (tests/test_gpu_ntt.c, sim_pass) runs this same schedule */
     if (p.kind != G16_PASS_DIT) {
-        uint32_t u = p.s;
-        while (u >= 2 && R4) {
-            ntt_phase_dif2(&p, u - 1, t, T, sm);
+        for (uint32_t u = p.s; u > 0;) {
+            uint32_t g = R < u ? R : u;
+            if (R >= 3 && g == 3)
+                ntt_phase_dif3(&p, u - 1, t, T, sm);
+            else if (R >= 2 && g == 2)
+                ntt_phase_dif2(&p, u - 1, t, T, sm);
+            else
+                ntt_phase_dif(&p, u - 1, t, T, sm);
             __syncthreads();
-            u -= 2;
-        }
-        while (u-- > 0) {
-            ntt_phase_dif(&p, u, t, T, sm);
-            __syncthreads();
+            u -= g;
         }
     }
     if (p.kind == G16_PASS_DIF_DIT) {
@@ -74,52 +81,56 @@ __device__ __forceinline__ static void ntt_pass_body(const ntt_pass &p)
         __syncthreads();
     }
     if (p.kind != G16_PASS_DIF) {
-        uint32_t u = 0;
-        while (u + 2 <= p.s && R4) {
-            ntt_phase_dit2(&p, u + 1, t, T, sm);
+        for (uint32_t u = 0; u < p.s;) {
+            uint32_t g = R < p.s - u ? R : p.s - u;
+            if (R >= 3 && g == 3)
+                ntt_phase_dit3(&p, u + 2, t, T, sm);
+            else if (R >= 2 && g == 2)
+                ntt_phase_dit2(&p, u + 1, t, T, sm);
+            else
+                ntt_phase_dit(&p, u, t, T, sm);
             __syncthreads();
-            u += 2;
-        }
-        for (; u < p.s; u++) {
-            ntt_phase_dit(&p, u, t, T, sm);
-            __syncthreads();
+            u += g;
         }
     }
     ntt_phase_store(&p, blk, v, t, T, sm);
 }
 
-template <unsigned R4, unsigned THREADS, unsigned MINB>
+template <unsigned R, unsigned THREADS, unsigned MINB>
 __global__ static void __launch_bounds__(THREADS, MINB) ntt_pass_kernel(const __grid_constant__ ntt_pass p)
 {
-    ntt_pass_body<R4>(p);
+    ntt_pass_body<R>(p);
 }
 
 static const struct {
-    unsigned threads, radix4, elems_log, blocks_per_sm;
+    unsigned threads, radix, elems_log, blocks_per_sm;
     pass_kernel_fn fn;
 } pass_variants[] = {
-    {256, 0, 10, 4, ntt_pass_kernel<0, 256, 4>},
-    {256, 1, 11, 3, ntt_pass_kernel<1, 256, 3>},
-    {512, 0, 11, 2, ntt_pass_kernel<0, 512, 2>},
-    {512, 1, 11, 1, ntt_pass_kernel<1, 512, 1>},
-    {128, 0, 10, 6, ntt_pass_kernel<0, 128, 6>},
+    {256, 1, 10, 4, ntt_pass_kernel<1, 256, 4>},
+    {256, 2, 11, 3, ntt_pass_kernel<2, 256, 3>},
+    {256, 3, 11, 2, ntt_pass_kernel<3, 256, 2>},
+    {512, 1, 11, 2, ntt_pass_kernel<1, 512, 2>},
+    {512, 2, 11, 1, ntt_pass_kernel<2, 512, 1>},
     {128, 1, 10, 6, ntt_pass_kernel<1, 128, 6>},
-    {384, 0, 11, 2, ntt_pass_kernel<0, 384, 2>},
+    {128, 2, 10, 6, ntt_pass_kernel<2, 128, 6>},
+    {128, 3, 10, 4, ntt_pass_kernel<3, 128, 4>},
     {384, 1, 11, 2, ntt_pass_kernel<1, 384, 2>},
-    {0, 0, 11, 3, ntt_pass_kernel<0, 512, 1>}, /* any other thread count */
-    {0, 1, 11, 3, ntt_pass_kernel<1, 512, 1>},
+    {384, 2, 11, 2, ntt_pass_kernel<2, 384, 2>},
+    {0, 1, 11, 3, ntt_pass_kernel<1, 512, 1>}, /* any other thread count */
+    {0, 2, 11, 3, ntt_pass_kernel<2, 512, 1>},
+    {0, 3, 11, 3, ntt_pass_kernel<3, 512, 1>},
 };
 #define NTT_VARIANTS (sizeof pass_variants / sizeof pass_variants[0])
 
-/* The variant for d->threads and radix4: sets the kernel and the plan's elements per block. */
-static void pick_variant(g16__gpu_ntt *d, unsigned radix4)
+/* The variant for d->threads and radix (1..3): sets the kernel and the plan's elements per block. */
+static void pick_variant(g16__gpu_ntt *d, unsigned radix)
 {
     unsigned pick = NTT_VARIANTS;
     for (unsigned v = 0; v < NTT_VARIANTS && pick == NTT_VARIANTS; v++)
-        if (pass_variants[v].radix4 == radix4 && (pass_variants[v].threads == d->threads || !pass_variants[v].threads))
+        if (pass_variants[v].radix == radix && (pass_variants[v].threads == d->threads || !pass_variants[v].threads))
             pick = v;
     d->pass_kernel = pass_variants[pick].fn;
-    d->tb.radix4 = radix4;
+    d->tb.radix = radix;
     d->tb.elems_log = pass_variants[pick].elems_log;
 }
 
@@ -213,7 +224,7 @@ extern "C" g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsig
         G16_CU(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout, (int)(pct > 100 ? 100 : pct)));
     }
     ntt_tables_init(&d->tb, &ht, d->tables);
-    pick_variant(d, NTT_RADIX4_DEFAULT);
+    pick_variant(d, NTT_RADIX_DEFAULT(log_n));
     d->tb.uni = NTT_UNIFORM_DEFAULT;
     *out = d;
     d = NULL;
@@ -228,11 +239,17 @@ extern "C" g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads
     if (threads < 32 || threads > 512 || (threads & 31))
         return G16_ERR_ARG;
     d->threads = threads;
-    pick_variant(d, d->tb.radix4);
+    pick_variant(d, d->tb.radix);
     return G16_OK;
 }
 
-extern "C" void g16__gpu_ntt_set_radix4(g16__gpu_ntt *d, int on) { pick_variant(d, on ? 1 : 0); }
+extern "C" g16_status g16__gpu_ntt_set_radix(g16__gpu_ntt *d, unsigned stages)
+{
+    if (stages < 1 || stages > 3)
+        return G16_ERR_ARG;
+    pick_variant(d, stages);
+    return G16_OK;
+}
 
 extern "C" void g16__gpu_ntt_set_uniform(g16__gpu_ntt *d, int on) { d->tb.uni = on ? 1 : 0; }
 

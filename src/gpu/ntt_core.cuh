@@ -97,7 +97,7 @@ typedef struct {
     const gfr *abc_b;
     uint32_t log_n, lo_bit, s, log_g;
     uint32_t kind, inverse, store_bitrev, abc;
-    uint32_t radix4; /* stages in pairs (ntt_phase_dif2 / dit2): one shared-memory round trip per pair */
+    uint32_t radix;  /* stages per shared-memory round trip: 0 or 1, 2 (ntt_phase_dif2 / dit2), 3 (dif3 / dit3) */
     uint32_t uni;    /* warp-uniform twiddles in the early stages, swizzled shared memory (ntt_bfly_pos) */
     uint32_t log_t;
     const gfr *w_small_dif, *w_small_dit; /* for DIF stages, for DIT stages */
@@ -119,7 +119,7 @@ typedef struct {
     const gfr *sc_hi[G16_SC_SETS], *sc_lo[G16_SC_SETS];
     gfr n_inv;
     uint32_t split_b;   /* 0, or a smaller bottom-pass size (tests) */
-    uint32_t radix4;    /* passes run their stages in pairs */
+    uint32_t radix;     /* ntt_pass.radix */
     uint32_t uni;       /* ntt_pass.uni */
     uint32_t elems_log; /* 0 (= G16_NTT_ELEMS_LOG), or fewer elements per block (kernel variants) */
 } ntt_tables;
@@ -222,12 +222,23 @@ G16_HD void ntt_sput(g16_u4 *sm, uint32_t cap, uint32_t e, const gfr *v)
     sm[cap + e] = b;
 }
 
-/* A pass's shared memory with p->uni: element e at e ^ (((e >> 3) ^ (e >> 6)) & 7), a bijection on
- * every block size (bits 3 and up stay). It makes the uniform stages of ntt_bfly_pos free of bank
- * conflicts: their 8 neighbouring threads (one phase of a 16-byte access) differ in 3 consecutive
- * bits among bits 2 to 8, which land on 8 different 16-byte columns; 8 neighbouring elements (the
- * global load and store, the plain stages) stay 8 columns. */
-G16_HD uint32_t ntt_sw(const ntt_pass *p, uint32_t e) { return p->uni ? e ^ (((e >> 3) ^ (e >> 6)) & 7u) : e; }
+/* A pass's shared memory with p->uni: element e = line·2^s + m at e ^ f(e), f(e) = ((m >> 3) ^
+ * (m >> 6) ^ L) & 7, L = the line number moved up to bit 3 - log_g (down to bit 0 when log_g >= 3;
+ * the position bits and the line bits fold separately, so that none cancels another): for lines
+ * of 8 elements or more f reads bits 3 and up only, which stay, so e -> e ^ f(e) is a bijection. A 16-byte access is served 8 threads at a time, and for
+ * lines of 8 or more stages f gives each access pattern of a pass 8 different 16-byte columns (no
+ * bank conflicts): the uniform stages of ntt_group_pos (the 8 threads differ in 3 consecutive bits
+ * among bits 2 to 8 of one line), the plain stages (8 neighbouring elements of a line), and the
+ * global load and store with interleaved lines (the threads differ in log_g line bits and the low
+ * 3 - log_g position bits; without L these were 2-way conflicts, ~18% of the shared-memory
+ * wavefronts of the 2^24 r4 pass in ncu). */
+G16_HD uint32_t ntt_sw(const ntt_pass *p, uint32_t e)
+{
+    if (!p->uni || p->s < 3) /* lines of fewer than 8 elements stay as they are (L below bit 3) */
+        return e;
+    uint32_t line = e >> p->s, m = e & ((1u << p->s) - 1), L = p->log_g >= 3 ? line : line << (3 - p->log_g);
+    return e ^ (((m >> 3) ^ (m >> 6) ^ L) & 7u);
+}
 
 G16_HD gfr ntt_pget(const ntt_pass *p, const g16_u4 *sm, uint32_t cap, uint32_t e)
 {
@@ -320,30 +331,47 @@ G16_HD int ntt_uni_stage(const ntt_pass *p, uint32_t u)
     return p->uni && u >= 1 && hb >= 3 && hb + p->log_g >= 5;
 }
 
-/* Butterfly β of stage u: line c, positions ma = hi·2^(u+1) + low and mb = ma + 2^u, small twiddle
- * index j = 2^u + low (twiddle ω_{2^(u+1)}^low). Plain order: low fastest, then hi, then c
- * (neighbouring threads read neighbouring elements and twiddles). Uniform order (ntt_uni_stage):
- * hi fastest, then c, then low, so that a warp's butterflies share one twiddle (a broadcast load)
- * and whole warps have low = 0 (no product: a 2^-u share of stage u, 0.94 of the 8 multiplying
- * stages of a 9-stage pass over stages 1 to 4); the swizzle of ntt_sw keeps its accesses free of
- * bank conflicts. */
-G16_HD void ntt_bfly_pos(const ntt_pass *p, uint32_t beta, uint32_t u, uint32_t *ea, uint32_t *eb, uint32_t *j)
+/* Group β of g stages u, u-1, .., u-g+1 (g = 1, 2, 3; u >= g-1): the 2^g positions e0 + i·2^(u+1-g)
+ * (i < 2^g) of line c, e0 = hi·2^(u+1) + low with low < 2^(u+1-g); stage v's twiddles are
+ * ω_{2^(v+1)}^(low + i·2^(u+1-g)) (small index 2^v + that exponent). Plain order: low fastest,
+ * then hi, then c (neighbouring threads read neighbouring elements and twiddles). Uniform order
+ * (ntt_uni_stage): hi fastest, then c, then low, so that a warp's groups share their twiddles
+ * (broadcast loads) and whole warps have low = 0, where the twiddles with i = 0 are 1 and are
+ * skipped (ntt_bfly_mul: stage u's 2^-u share of products for g = 1, over stages 1 to 4 0.94 of a
+ * stage, 12% of a 9-stage pass's butterfly products); the swizzle of ntt_sw keeps its accesses
+ * free of bank conflicts. */
+G16_HD void ntt_group_pos(const ntt_pass *p, uint32_t beta, uint32_t u, uint32_t g, uint32_t *e0, uint32_t *low)
 {
-    uint32_t c, hi, low;
+    uint32_t c, hi;
     if (ntt_uni_stage(p, u)) {
         uint32_t hb = p->s - 1 - u;
         hi = beta & ((1u << hb) - 1);
         c = (beta >> hb) & ((1u << p->log_g) - 1);
-        low = beta >> (hb + p->log_g);
+        *low = beta >> (hb + p->log_g);
     } else {
-        uint32_t jj = beta & ((1u << (p->s - 1)) - 1);
-        c = beta >> (p->s - 1);
-        low = jj & ((1u << u) - 1);
-        hi = jj >> u;
+        uint32_t jj = beta & ((1u << (p->s - g)) - 1);
+        c = beta >> (p->s - g);
+        *low = jj & ((1u << (u + 1 - g)) - 1);
+        hi = jj >> (u + 1 - g);
     }
-    *ea = (c << p->s) + ((hi << (u + 1)) | low);
+    *e0 = (c << p->s) + ((hi << (u + 1)) | *low);
+}
+
+/* Butterfly β of stage u (a group of one): positions ea and eb = ea + 2^u, small twiddle index j. */
+G16_HD void ntt_bfly_pos(const ntt_pass *p, uint32_t beta, uint32_t u, uint32_t *ea, uint32_t *eb, uint32_t *j)
+{
+    uint32_t low;
+    ntt_group_pos(p, beta, u, 1, ea, &low);
     *eb = *ea + (1u << u);
     *j = (1u << u) + low;
+}
+
+/* Stages per shared-memory round trip for the next group, `left` stages to go: p->radix (0 = 1)
+ * or fewer. The kernel (ntt.cu) and the host simulation follow this same schedule. */
+G16_HD uint32_t ntt_group(const ntt_pass *p, uint32_t left)
+{
+    uint32_t r = p->radix ? p->radix : 1;
+    return r < left ? r : left;
 }
 
 /* Whether stage u's butterfly with twiddle index j multiplies: never at u = 0 (all twiddles 1);
@@ -389,25 +417,6 @@ G16_HD void ntt_phase_dit(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nt
     }
 }
 
-/* Stages in pairs: quad β holds positions m0, m0 + 2^(u-1), m0 + 2^u, m0 + 2^u + 2^(u-1) of line c
- * (m0 with bits u and u-1 clear); `low` = m0's bits below u-1. */
-G16_HD void ntt_quad_pos(const ntt_pass *p, uint32_t beta, uint32_t u, uint32_t *e0, uint32_t *low)
-{
-    uint32_t c, hi;
-    if (ntt_uni_stage(p, u)) { /* the uniform order of ntt_bfly_pos: hi fastest, low slowest */
-        uint32_t hb = p->s - 1 - u;
-        hi = beta & ((1u << hb) - 1);
-        c = (beta >> hb) & ((1u << p->log_g) - 1);
-        *low = beta >> (hb + p->log_g);
-    } else {
-        uint32_t jj = beta & ((1u << (p->s - 2)) - 1);
-        c = beta >> (p->s - 2);
-        *low = jj & ((1u << (u - 1)) - 1);
-        hi = jj >> (u - 1);
-    }
-    *e0 = (c << p->s) + ((hi << (u + 1)) | *low);
-}
-
 G16_HD void ntt_dif_bfly(gfr *a, gfr *b, const gfr *tw, uint32_t j, int mul)
 {
     gfr d;
@@ -440,7 +449,7 @@ G16_HD void ntt_phase_dif2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t n
     uint32_t nq = ntt_elems(p) >> 2, cap = ntt_elems(p), h = 1u << (u - 1);
     for (uint32_t beta = t; beta < nq; beta += nthr) {
         uint32_t e0, low;
-        ntt_quad_pos(p, beta, u, &e0, &low);
+        ntt_group_pos(p, beta, u, 2, &e0, &low);
         gfr x0 = ntt_pget(p, sm, cap, e0), x1 = ntt_pget(p, sm, cap, e0 + h);
         gfr x2 = ntt_pget(p, sm, cap, e0 + 2 * h), x3 = ntt_pget(p, sm, cap, e0 + 3 * h);
         ntt_dif_bfly(&x0, &x2, p->w_small_dif, 2 * h + low, ntt_bfly_mul(p, u, 2 * h + low));
@@ -460,7 +469,7 @@ G16_HD void ntt_phase_dit2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t n
     uint32_t nq = ntt_elems(p) >> 2, cap = ntt_elems(p), h = 1u << (u - 1);
     for (uint32_t beta = t; beta < nq; beta += nthr) {
         uint32_t e0, low;
-        ntt_quad_pos(p, beta, u, &e0, &low);
+        ntt_group_pos(p, beta, u, 2, &e0, &low);
         gfr x0 = ntt_pget(p, sm, cap, e0), x1 = ntt_pget(p, sm, cap, e0 + h);
         gfr x2 = ntt_pget(p, sm, cap, e0 + 2 * h), x3 = ntt_pget(p, sm, cap, e0 + 3 * h);
         ntt_dit_bfly(&x0, &x1, p->w_small_dit, h + low, ntt_bfly_mul(p, u - 1, h + low));
@@ -471,6 +480,65 @@ G16_HD void ntt_phase_dit2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t n
         ntt_pput(p, sm, cap, e0 + h, &x1);
         ntt_pput(p, sm, cap, e0 + 2 * h, &x2);
         ntt_pput(p, sm, cap, e0 + 3 * h, &x3);
+    }
+}
+
+/* DIF stages u, u-1, u-2 (u >= 2) in one round trip on the octet x[i] = position e0 + i·q,
+ * q = 2^(u-2) (ntt_group_pos): stage u pairs (i, i+4) with index 4q + low + i·q, stage u-1 pairs
+ * (i, i+2) (i = 0, 1, 4, 5) with 2q + low + (i&1)·q, stage u-2 pairs (i, i+1) with q + low. At
+ * low = 0, 7 of the 12 twiddles are 1 (skipped with p->uni). */
+G16_HD void ntt_phase_dif3(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nthr, g16_u4 *sm)
+{
+    uint32_t no = ntt_elems(p) >> 3, cap = ntt_elems(p), q = 1u << (u - 2);
+    const gfr *tw = p->w_small_dif;
+    for (uint32_t beta = t; beta < no; beta += nthr) {
+        uint32_t e0, low;
+        gfr x[8];
+        ntt_group_pos(p, beta, u, 3, &e0, &low);
+        G16_UNROLL
+        for (uint32_t i = 0; i < 8; i++)
+            x[i] = ntt_pget(p, sm, cap, e0 + i * q);
+        G16_UNROLL
+        for (uint32_t i = 0; i < 4; i++)
+            ntt_dif_bfly(&x[i], &x[i + 4], tw, 4 * q + low + i * q, ntt_bfly_mul(p, u, 4 * q + low + i * q));
+        G16_UNROLL
+        for (uint32_t i = 0; i < 8; i += (i & 1) ? 3 : 1) /* 0, 1, 4, 5 */
+            ntt_dif_bfly(&x[i], &x[i + 2], tw, 2 * q + low + (i & 1) * q,
+                         ntt_bfly_mul(p, u - 1, 2 * q + low + (i & 1) * q));
+        G16_UNROLL
+        for (uint32_t i = 0; i < 8; i += 2)
+            ntt_dif_bfly(&x[i], &x[i + 1], tw, q + low, ntt_bfly_mul(p, u - 2, q + low));
+        G16_UNROLL
+        for (uint32_t i = 0; i < 8; i++)
+            ntt_pput(p, sm, cap, e0 + i * q, &x[i]);
+    }
+}
+
+/* DIT stages u-2, u-1, u (u >= 2) in one round trip (the mirror of ntt_phase_dif3). */
+G16_HD void ntt_phase_dit3(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nthr, g16_u4 *sm)
+{
+    uint32_t no = ntt_elems(p) >> 3, cap = ntt_elems(p), q = 1u << (u - 2);
+    const gfr *tw = p->w_small_dit;
+    for (uint32_t beta = t; beta < no; beta += nthr) {
+        uint32_t e0, low;
+        gfr x[8];
+        ntt_group_pos(p, beta, u, 3, &e0, &low);
+        G16_UNROLL
+        for (uint32_t i = 0; i < 8; i++)
+            x[i] = ntt_pget(p, sm, cap, e0 + i * q);
+        G16_UNROLL
+        for (uint32_t i = 0; i < 8; i += 2)
+            ntt_dit_bfly(&x[i], &x[i + 1], tw, q + low, ntt_bfly_mul(p, u - 2, q + low));
+        G16_UNROLL
+        for (uint32_t i = 0; i < 8; i += (i & 1) ? 3 : 1) /* 0, 1, 4, 5 */
+            ntt_dit_bfly(&x[i], &x[i + 2], tw, 2 * q + low + (i & 1) * q,
+                         ntt_bfly_mul(p, u - 1, 2 * q + low + (i & 1) * q));
+        G16_UNROLL
+        for (uint32_t i = 0; i < 4; i++)
+            ntt_dit_bfly(&x[i], &x[i + 4], tw, 4 * q + low + i * q, ntt_bfly_mul(p, u, 4 * q + low + i * q));
+        G16_UNROLL
+        for (uint32_t i = 0; i < 8; i++)
+            ntt_pput(p, sm, cap, e0 + i * q, &x[i]);
     }
 }
 
@@ -657,7 +725,7 @@ G16_HOST ntt_launch ntt_make_pass(const ntt_tables *tb, gfr *const *x, uint32_t 
     p->kind = kind;
     p->inverse = inverse;
     p->log_t = tb->log_t;
-    p->radix4 = tb->radix4;
+    p->radix = tb->radix;
     p->uni = tb->uni;
     uint32_t dir = (kind == G16_PASS_DIF_DIT) ? 1 : inverse; /* DIF_DIT: inverse DIF, forward DIT */
     p->w_small_dif = tb->w_small[dir];
