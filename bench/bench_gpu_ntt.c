@@ -132,10 +132,11 @@ static void fill_device(g16__gpu *g, g16_fr *dev, size_t n, g16_fr *stage, size_
 
 typedef enum { T_FWD, T_INV, T_COSET, T_H } timed_op;
 
-/* Median ms of op with `threads` per pass block, `radix` stages per shared-memory round trip,
- * uniform stage order (uni) or plain; the domain is left at those settings. */
+/* Median ms of op with `threads` per pass block, `radix` stages per shared-memory round trip (the
+ * H step's fused pass: `fused`, 0 = radix, else fused if the variant allows it), uniform stage
+ * order (uni) or plain; the domain is left at those settings. */
 static double time_op(g16__gpu *g, g16__gpu_ntt *d, timed_op op, g16_fr *x, g16_fr *b, g16_fr *c, int reps,
-                      unsigned threads, unsigned radix, int uni)
+                      unsigned threads, unsigned radix, int uni, unsigned fused)
 {
     double t[32];
     g16_error err = {0, ""};
@@ -143,6 +144,8 @@ static double time_op(g16__gpu *g, g16__gpu_ntt *d, timed_op op, g16_fr *x, g16_
         reps = 32;
     if (g16__gpu_ntt_set_threads(d, threads) != G16_OK || g16__gpu_ntt_set_radix(d, radix) != G16_OK)
         return 0;
+    if (g16__gpu_ntt_set_radix_fused(d, fused) != G16_OK)
+        g16__gpu_ntt_set_radix_fused(d, 0);
     g16__gpu_ntt_set_uniform(d, uni);
     for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
         g16_status st = g16__gpu_timer_start(g, &err);
@@ -240,12 +243,14 @@ static void bench_ntt(g16__gpu *g, unsigned min_log, unsigned max_log)
     bench_emit("Forward in the pass-kernel variants of ntt.cu (threads per pass block, stages per shared-memory "
                "round trip: one = r2, pairs = r4, triples = r8; u = uniform stage order, p = plain; defaults: "
                "256 r2 u below 2^19, 128 r4 u from 2^19); inverse, coset forward and H with the best forward "
-               "variant of that size.\n\n");
+               "variant of that size; H with its fused DIF+DIT pass one stage per round trip (the default) and "
+               "with that pass in the variant's own grouping.\n\n");
     bench_emit("| log n |");
     for (int v = 0; v < NVAR; v++)
         bench_emit(" fwd %u r%u %s |", var_thr[v], 1u << var_r[v], var_uni[v] ? "u" : "p");
-    bench_emit(" best | inverse | coset fwd | H step | floor fwd | best fwd / floor | H / (7 fwd) | check |\n|---|");
-    for (int v = 0; v < NVAR + 8; v++)
+    bench_emit(" best | inverse | coset fwd | H step | H, fused pass grouped | floor fwd | best fwd / floor | "
+               "H / (7 fwd) | check |\n|---|");
+    for (int v = 0; v < NVAR + 9; v++)
         bench_emit("---|");
     bench_emit("\n");
     for (unsigned k = min_log; k <= max_log; k++) {
@@ -271,26 +276,27 @@ static void bench_ntt(g16__gpu *g, unsigned min_log, unsigned max_log)
         double fv[NVAR], fwd = 1e30;
         int best = 0;
         for (int v = 0; v < NVAR; v++) {
-            fv[v] = time_op(g, d, T_FWD, x, NULL, NULL, reps, var_thr[v], var_r[v], var_uni[v]);
+            fv[v] = time_op(g, d, T_FWD, x, NULL, NULL, reps, var_thr[v], var_r[v], var_uni[v], 1);
             if (fv[v] < fwd)
                 fwd = fv[v], best = v;
         }
-        double inv = time_op(g, d, T_INV, x, NULL, NULL, reps, var_thr[best], var_r[best], var_uni[best]);
-        double cos = time_op(g, d, T_COSET, x, NULL, NULL, reps, var_thr[best], var_r[best], var_uni[best]);
-        double h = 0;
+        double inv = time_op(g, d, T_INV, x, NULL, NULL, reps, var_thr[best], var_r[best], var_uni[best], 1);
+        double cos = time_op(g, d, T_COSET, x, NULL, NULL, reps, var_thr[best], var_r[best], var_uni[best], 1);
+        double h = 0, h_same = 0;
         if (with_h) {
             fill_device(g, b, n, stage, stage_n);
             fill_device(g, c, n, stage, stage_n);
-            h = time_op(g, d, T_H, x, b, c, reps, var_thr[best], var_r[best], var_uni[best]);
+            h_same = time_op(g, d, T_H, x, b, c, reps, var_thr[best], var_r[best], var_uni[best], 0);
+            h = time_op(g, d, T_H, x, b, c, reps, var_thr[best], var_r[best], var_uni[best], 1);
         }
         double mul_floor = (double)n / 2 * k / fr_rate * 1e3, mem_floor = 2.0 * (double)bytes / MEM_BYTES_PER_S * 1e3;
         double floor = mul_floor > mem_floor ? mul_floor : mem_floor;
         bench_emit("| %u |", k);
         for (int v = 0; v < NVAR; v++)
             bench_emit(" %.3f |", fv[v]);
-        bench_emit(" %u r%u %s | %.3f | %.3f | %s%.3f | %.3f | %.2f | %.2f | ok |\n", var_thr[best],
-                   1u << var_r[best], var_uni[best] ? "u" : "p", inv, cos, with_h ? "" : "(no memory) ", h, floor, fwd / floor,
-                   with_h ? h / (7 * fwd) : 0.0);
+        bench_emit(" %u r%u %s | %.3f | %.3f | %s%.3f | %.3f | %.3f | %.2f | %.2f | ok |\n", var_thr[best],
+                   1u << var_r[best], var_uni[best] ? "u" : "p", inv, cos, with_h ? "" : "(no memory) ", h, h_same,
+                   floor, fwd / floor, with_h ? h / (7 * fwd) : 0.0);
         if (k == max_log || k == 24 || k == 20) {
             printf("profiles below: the best variant, %u threads r%u %s\n", var_thr[best], 1u << var_r[best],
                    var_uni[best] ? "uniform" : "plain");

@@ -158,6 +158,7 @@ static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned
     ntt_tables_init(&tb, &ht, (const gfr *)(const void *)ht.buf);
     tb.split_b = split_b;
     tb.radix = radix;
+    tb.radix_dd = (k + radix) % 4; /* the fused DIF_DIT pass: 0 (= radix) or 1 to 3 */
     tb.elems_log = elems_log;
     tb.uni = uni;
 
@@ -410,8 +411,13 @@ static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, u
         fail_msg("gpu domain 2^%u: %s", k, err.msg);
     if (threads)
         assert_int_equal(g16__gpu_ntt_set_threads(gd, threads), G16_OK);
-    if (threads)
+    if (threads) {
         assert_int_equal(g16__gpu_ntt_set_radix(gd, radix), G16_OK);
+        assert_int_equal(g16__gpu_ntt_set_radix_fused(gd, 4), G16_ERR_ARG);
+        /* the fused pass in another grouping where the variant has one with its block size */
+        if (g16__gpu_ntt_set_radix_fused(gd, (k + radix) % 4) != G16_OK)
+            assert_int_equal(g16__gpu_ntt_set_radix_fused(gd, 0), G16_OK);
+    }
     if (uni >= 0)
         g16__gpu_ntt_set_uniform(gd, uni);
     g16_fr *x0 = fr_array(n), *x1 = fr_array(n), *y0 = fr_array(n), *y1 = fr_array(n);

@@ -220,6 +220,10 @@ g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads);
 /* Stages per shared-memory round trip: 1, 2 (pairs) or 3 (triples); a tuning knob for
  * benchmarks. G16_ERR_ARG otherwise. */
 g16_status g16__gpu_ntt_set_radix(g16__gpu_ntt *d, unsigned stages);
+/* The same for the Groth16 H step's fused DIF+DIT pass (0: as the others; default 1). Only radices
+ * whose kernel has the main variant's elements per block; G16_ERR_ARG otherwise. Reset by
+ * set_threads / set_radix when the new variant has no such kernel. */
+g16_status g16__gpu_ntt_set_radix_fused(g16__gpu_ntt *d, unsigned stages);
 /* Warp-uniform twiddles in the early stages with swizzled shared memory (1, the default) or the
  * plain order (0); a tuning knob for benchmarks (ntt_core.cuh, ntt_bfly_pos). */
 void g16__gpu_ntt_set_uniform(g16__gpu_ntt *d, int on);

@@ -38,6 +38,9 @@
  * per round trip (2^16: 0.050 against 0.060). */
 #define NTT_THREADS_DEFAULT(log_n) ((log_n) >= 19 ? 128u : 256u)
 #define NTT_RADIX_DEFAULT(log_n) ((log_n) >= 19 ? 2u : 1u)
+/* The H step's fused DIF_DIT pass one stage per round trip: with pairs it took 89.6 ms at 2^27
+ * (3 vectors) against 82.3 one by one (two runs of 2026-12-03), while the other passes gain. */
+#define NTT_RADIX_FUSED_DEFAULT 1u
 /* Warp-uniform early stages (ntt_group_pos): 2^27 forward 44.8 ms against 47.6 in the plain order
  * (same run, 128 threads, one stage per round trip). */
 #define NTT_UNIFORM_DEFAULT 1
@@ -50,7 +53,7 @@ struct g16__gpu_ntt {
     gfr *tables;       /* device: the layout of ntt_tables.h */
     ntt_tables tb;     /* pointers into it; tb.radix and tb.elems_log follow the variant */
     unsigned threads;  /* threads per pass block */
-    pass_kernel_fn pass_kernel;
+    pass_kernel_fn kernel_r[4]; /* [radix]: the pass kernel for d->threads (NULL: other elements per block) */
 };
 
 /* One pass: load, the stages in groups of up to R per shared-memory round trip (ntt_group; each
@@ -122,16 +125,30 @@ static const struct {
 };
 #define NTT_VARIANTS (sizeof pass_variants / sizeof pass_variants[0])
 
-/* The variant for d->threads and radix (1..3): sets the kernel and the plan's elements per block. */
+/* The variant for d->threads and `radix` stages per round trip (1..3). */
+static unsigned find_variant(unsigned threads, unsigned radix)
+{
+    for (unsigned v = 0; v < NTT_VARIANTS; v++)
+        if (pass_variants[v].radix == radix && (pass_variants[v].threads == threads || !pass_variants[v].threads))
+            return v;
+    return 0; /* not reached: every radix has a catch-all entry */
+}
+
+/* Sets the main kernel and the plan's elements per block for d->threads and radix, and the
+ * kernels by radix that share those elements per block (for the fused DIF_DIT passes, which may
+ * run another radix: ntt_tables.radix_dd); radix_dd falls back to the main radix when its
+ * kernel does not share them. */
 static void pick_variant(g16__gpu_ntt *d, unsigned radix)
 {
-    unsigned pick = NTT_VARIANTS;
-    for (unsigned v = 0; v < NTT_VARIANTS && pick == NTT_VARIANTS; v++)
-        if (pass_variants[v].radix == radix && (pass_variants[v].threads == d->threads || !pass_variants[v].threads))
-            pick = v;
-    d->pass_kernel = pass_variants[pick].fn;
+    unsigned pick = find_variant(d->threads, radix);
     d->tb.radix = radix;
     d->tb.elems_log = pass_variants[pick].elems_log;
+    for (unsigned r = 1; r <= 3; r++) {
+        unsigned v = find_variant(d->threads, r);
+        d->kernel_r[r] = pass_variants[v].elems_log == d->tb.elems_log ? pass_variants[v].fn : NULL;
+    }
+    if (d->tb.radix_dd > 3 || !d->kernel_r[d->tb.radix_dd ? d->tb.radix_dd : radix])
+        d->tb.radix_dd = 0;
 }
 
 __global__ static void __launch_bounds__(256) ntt_bitrev_kernel(const __grid_constant__ ntt_pass p)
@@ -156,7 +173,8 @@ static g16_status run_launches(g16__gpu_ntt *d, const ntt_launch *L, uint32_t cn
         dim3 grid(L[q].blocks, L[q].nvec);
         if (L[q].type == G16_LAUNCH_PASS) {
             size_t smem = (size_t)2 * ntt_elems(&L[q].p) * sizeof(g16_u4);
-            G16_CU_LAUNCH(d->pass_kernel<<<grid, d->threads, smem, s>>>(L[q].p));
+            pass_kernel_fn k = d->kernel_r[L[q].p.radix];
+            G16_CU_LAUNCH(k<<<grid, d->threads, smem, s>>>(L[q].p));
         } else {
             size_t smem = (size_t)2 * G16_NTT_BR_CAP * sizeof(g16_u4);
             G16_CU_LAUNCH(ntt_bitrev_kernel<<<grid, 256, smem, s>>>(L[q].p));
@@ -224,6 +242,7 @@ extern "C" g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsig
         G16_CU(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout, (int)(pct > 100 ? 100 : pct)));
     }
     ntt_tables_init(&d->tb, &ht, d->tables);
+    d->tb.radix_dd = NTT_RADIX_FUSED_DEFAULT;
     pick_variant(d, NTT_RADIX_DEFAULT(log_n));
     d->tb.uni = NTT_UNIFORM_DEFAULT;
     *out = d;
@@ -240,6 +259,14 @@ extern "C" g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads
         return G16_ERR_ARG;
     d->threads = threads;
     pick_variant(d, d->tb.radix);
+    return G16_OK;
+}
+
+extern "C" g16_status g16__gpu_ntt_set_radix_fused(g16__gpu_ntt *d, unsigned stages)
+{
+    if (stages > 3 || (stages && !d->kernel_r[stages]))
+        return G16_ERR_ARG;
+    d->tb.radix_dd = stages;
     return G16_OK;
 }
 

@@ -120,6 +120,7 @@ typedef struct {
     gfr n_inv;
     uint32_t split_b;   /* 0, or a smaller bottom-pass size (tests) */
     uint32_t radix;     /* ntt_pass.radix */
+    uint32_t radix_dd;  /* ntt_pass.radix of the fused DIF_DIT passes (0: radix) */
     uint32_t uni;       /* ntt_pass.uni */
     uint32_t elems_log; /* 0 (= G16_NTT_ELEMS_LOG), or fewer elements per block (kernel variants) */
 } ntt_tables;
@@ -725,7 +726,9 @@ G16_HOST ntt_launch ntt_make_pass(const ntt_tables *tb, gfr *const *x, uint32_t 
     p->kind = kind;
     p->inverse = inverse;
     p->log_t = tb->log_t;
-    p->radix = tb->radix;
+    p->radix = (kind == G16_PASS_DIF_DIT && tb->radix_dd) ? tb->radix_dd : tb->radix;
+    if (!p->radix)
+        p->radix = 1;
     p->uni = tb->uni;
     uint32_t dir = (kind == G16_PASS_DIF_DIT) ? 1 : inverse; /* DIF_DIT: inverse DIF, forward DIT */
     p->w_small_dif = tb->w_small[dir];
