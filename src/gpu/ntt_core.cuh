@@ -98,7 +98,7 @@ typedef struct {
     uint32_t log_n, lo_bit, s, log_g;
     uint32_t kind, inverse, store_bitrev, abc;
     uint32_t radix;  /* stages per shared-memory round trip: 0 or 1, 2 (ntt_phase_dif2 / dit2), 3 (dif3 / dit3) */
-    uint32_t uni;    /* warp-uniform twiddles in the early stages, swizzled shared memory (ntt_bfly_pos) */
+    uint32_t uni;    /* warp-uniform twiddles in the early stages, swizzled shared memory (ntt_group_pos) */
     uint32_t log_t;
     const gfr *w_small_dif, *w_small_dit; /* for DIF stages, for DIT stages */
     const gfr *w_direct, *w_lo;           /* pass factors (the DIF's roots; DIT's for a DIT pass) */
@@ -223,16 +223,18 @@ G16_HD void ntt_sput(g16_u4 *sm, uint32_t cap, uint32_t e, const gfr *v)
     sm[cap + e] = b;
 }
 
-/* A pass's shared memory with p->uni: element e = line·2^s + m at e ^ f(e), f(e) = ((m >> 3) ^
- * (m >> 6) ^ L) & 7, L = the line number moved up to bit 3 - log_g (down to bit 0 when log_g >= 3;
- * the position bits and the line bits fold separately, so that none cancels another): for lines
- * of 8 elements or more f reads bits 3 and up only, which stay, so e -> e ^ f(e) is a bijection. A 16-byte access is served 8 threads at a time, and for
- * lines of 8 or more stages f gives each access pattern of a pass 8 different 16-byte columns (no
- * bank conflicts): the uniform stages of ntt_group_pos (the 8 threads differ in 3 consecutive bits
+/* A pass's shared memory with p->uni: element e = line·2^s + m at e ^ f(e), with
+ * f(e) = ((m >> 3) ^ (m >> 6) ^ L) & 7 and L the line number moved up to bit 3 - log_g (down to
+ * bit 0 when log_g >= 3). The position bits and the line bits fold separately, so that none
+ * cancels another. For lines of 8 elements or more f reads bits 3 and up only, which stay, so
+ * e -> e ^ f(e) is a bijection. A 16-byte access is served 8 threads at a time; for lines of 8
+ * stages or more f gives each access pattern of a pass 8 different 16-byte columns (no bank
+ * conflicts): the uniform stages of ntt_group_pos (the 8 threads differ in 3 consecutive bits
  * among bits 2 to 8 of one line), the plain stages (8 neighbouring elements of a line), and the
  * global load and store with interleaved lines (the threads differ in log_g line bits and the low
  * 3 - log_g position bits; without L these were 2-way conflicts, ~18% of the shared-memory
- * wavefronts of the 2^24 r4 pass in ncu). */
+ * wavefronts of the 2^24 r4 pass in ncu). tests/test_gpu_ntt.c (test_stage_orders) checks all
+ * of it. */
 G16_HD uint32_t ntt_sw(const ntt_pass *p, uint32_t e)
 {
     if (!p->uni || p->s < 3) /* lines of fewer than 8 elements stay as they are (L below bit 3) */
