@@ -223,25 +223,16 @@ G16_HD void ntt_sput(g16_u4 *sm, uint32_t cap, uint32_t e, const gfr *v)
     sm[cap + e] = b;
 }
 
-/* A pass's shared memory with p->uni: element e = line·2^s + m at e ^ f(e), with
- * f(e) = ((m >> 3) ^ (m >> 6) ^ L) & 7 and L the line number moved up to bit 3 - log_g (down to
- * bit 0 when log_g >= 3). The position bits and the line bits fold separately, so that none
- * cancels another. For lines of 8 elements or more f reads bits 3 and up only, which stay, so
- * e -> e ^ f(e) is a bijection. A 16-byte access is served 8 threads at a time; for lines of 8
- * stages or more f gives each access pattern of a pass 8 different 16-byte columns (no bank
- * conflicts): the uniform stages of ntt_group_pos (the 8 threads differ in 3 consecutive bits
- * among bits 2 to 8 of one line), the plain stages (8 neighbouring elements of a line), and the
- * global load and store with interleaved lines (the threads differ in log_g line bits and the low
- * 3 - log_g position bits; without L these were 2-way conflicts, ~18% of the shared-memory
- * wavefronts of the 2^24 r4 pass in ncu). tests/test_gpu_ntt.c (test_stage_orders) checks all
- * of it. */
-G16_HD uint32_t ntt_sw(const ntt_pass *p, uint32_t e)
-{
-    if (!p->uni || p->s < 3) /* lines of fewer than 8 elements stay as they are (L below bit 3) */
-        return e;
-    uint32_t line = e >> p->s, m = e & ((1u << p->s) - 1), L = p->log_g >= 3 ? line : line << (3 - p->log_g);
-    return e ^ (((m >> 3) ^ (m >> 6) ^ L) & 7u);
-}
+/* A pass's shared memory with p->uni: element e at e ^ (((e >> 3) ^ (e >> 6)) & 7), a bijection on
+ * every block size (bits 3 and up stay). It makes the uniform stages of ntt_group_pos free of bank
+ * conflicts: their 8 neighbouring threads (one phase of a 16-byte access) differ in 3 consecutive
+ * bits among bits 2 to 8 of a line, which land on 8 different 16-byte columns; 8 neighbouring
+ * elements of a line (the plain stages) stay 8 columns. The global load and store with
+ * interleaved lines keep 2-way conflicts (ncu: ~18% of the shared-memory wavefronts of the 2^24
+ * pass in pairs): a swizzle that also folds the line bits (9e40682) removed them but cost more
+ * integer instructions than it saved, in the busiest pipe (2^27 forward 3.9% slower against the
+ * plain order, same run of 2026-12-03 13:24 UTC). */
+G16_HD uint32_t ntt_sw(const ntt_pass *p, uint32_t e) { return p->uni ? e ^ (((e >> 3) ^ (e >> 6)) & 7u) : e; }
 
 G16_HD gfr ntt_pget(const ntt_pass *p, const g16_u4 *sm, uint32_t cap, uint32_t e)
 {
