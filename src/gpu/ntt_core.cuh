@@ -477,63 +477,60 @@ G16_HD void ntt_phase_dit2(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t n
     }
 }
 
-/* DIF stages u, u-1, u-2 (u >= 2) in one round trip on the octet x[i] = position e0 + i·q,
- * q = 2^(u-2) (ntt_group_pos): stage u pairs (i, i+4) with index 4q + low + i·q, stage u-1 pairs
- * (i, i+2) (i = 0, 1, 4, 5) with 2q + low + (i&1)·q, stage u-2 pairs (i, i+1) with q + low. At
- * low = 0, 7 of the 12 twiddles are 1 (skipped with p->uni). */
-G16_HD void ntt_phase_dif3(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nthr, g16_u4 *sm)
+/* Level v (0 .. g-1) of a group of g stages on x[i] = position e0 + i·q, q = 2^(u+1-g)
+ * (ntt_group_pos): stage u - v, pairs (i, i + d) with d = 2^(g-1-v), twiddle index
+ * d·q + low + (i mod d)·q (ω_{2^(u-v+1)}^(low + (i mod d)·q)). At low = 0 the twiddles with
+ * i mod d = 0 are 1 (skipped with p->uni): 7 of 12 for g = 3. */
+G16_HD void ntt_group_level(const ntt_pass *p, gfr *x, const gfr *tw, uint32_t u, uint32_t g, uint32_t q,
+                            uint32_t low, uint32_t v, int dit)
 {
-    uint32_t no = ntt_elems(p) >> 3, cap = ntt_elems(p), q = 1u << (u - 2);
-    const gfr *tw = p->w_small_dif;
-    for (uint32_t beta = t; beta < no; beta += nthr) {
+    uint32_t d = 1u << (g - 1 - v);
+    G16_UNROLL
+    for (uint32_t i = 0; i < (1u << g); i++) {
+        if (i & d)
+            continue;
+        uint32_t j = d * q + low + (i & (d - 1)) * q;
+        if (dit)
+            ntt_dit_bfly(&x[i], &x[i + d], tw, j, ntt_bfly_mul(p, u - v, j));
+        else
+            ntt_dif_bfly(&x[i], &x[i + d], tw, j, ntt_bfly_mul(p, u - v, j));
+    }
+}
+
+/* Stages u, u-1, .., u-g+1 (u >= g-1) in one shared-memory round trip: DIF from the top stage
+ * down, DIT (dit != 0, its roots) from the bottom stage up. g and dit are constants at every call,
+ * so the loops unroll and x stays in registers. Used for triples; the pairs keep their own code
+ * above (through this function ptxas spilled 32-52 bytes in the pairs kernel instead of 8). */
+G16_HD void ntt_phase_group(const ntt_pass *p, uint32_t u, uint32_t g, int dit, uint32_t t, uint32_t nthr,
+                            g16_u4 *sm)
+{
+    uint32_t ng = ntt_elems(p) >> g, cap = ntt_elems(p), q = 1u << (u + 1 - g);
+    const gfr *tw = dit ? p->w_small_dit : p->w_small_dif;
+    for (uint32_t beta = t; beta < ng; beta += nthr) {
         uint32_t e0, low;
         gfr x[8];
-        ntt_group_pos(p, beta, u, 3, &e0, &low);
+        ntt_group_pos(p, beta, u, g, &e0, &low);
         G16_UNROLL
-        for (uint32_t i = 0; i < 8; i++)
+        for (uint32_t i = 0; i < (1u << g); i++)
             x[i] = ntt_pget(p, sm, cap, e0 + i * q);
         G16_UNROLL
-        for (uint32_t i = 0; i < 4; i++)
-            ntt_dif_bfly(&x[i], &x[i + 4], tw, 4 * q + low + i * q, ntt_bfly_mul(p, u, 4 * q + low + i * q));
+        for (uint32_t v = 0; v < g; v++)
+            ntt_group_level(p, x, tw, u, g, q, low, dit ? g - 1 - v : v, dit);
         G16_UNROLL
-        for (uint32_t i = 0; i < 8; i += (i & 1) ? 3 : 1) /* 0, 1, 4, 5 */
-            ntt_dif_bfly(&x[i], &x[i + 2], tw, 2 * q + low + (i & 1) * q,
-                         ntt_bfly_mul(p, u - 1, 2 * q + low + (i & 1) * q));
-        G16_UNROLL
-        for (uint32_t i = 0; i < 8; i += 2)
-            ntt_dif_bfly(&x[i], &x[i + 1], tw, q + low, ntt_bfly_mul(p, u - 2, q + low));
-        G16_UNROLL
-        for (uint32_t i = 0; i < 8; i++)
+        for (uint32_t i = 0; i < (1u << g); i++)
             ntt_pput(p, sm, cap, e0 + i * q, &x[i]);
     }
 }
 
-/* DIT stages u-2, u-1, u (u >= 2) in one round trip (the mirror of ntt_phase_dif3). */
+/* Stages in triples (u >= 2): DIF from stage u down, DIT up to stage u. */
+G16_HD void ntt_phase_dif3(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nthr, g16_u4 *sm)
+{
+    ntt_phase_group(p, u, 3, 0, t, nthr, sm);
+}
+
 G16_HD void ntt_phase_dit3(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nthr, g16_u4 *sm)
 {
-    uint32_t no = ntt_elems(p) >> 3, cap = ntt_elems(p), q = 1u << (u - 2);
-    const gfr *tw = p->w_small_dit;
-    for (uint32_t beta = t; beta < no; beta += nthr) {
-        uint32_t e0, low;
-        gfr x[8];
-        ntt_group_pos(p, beta, u, 3, &e0, &low);
-        G16_UNROLL
-        for (uint32_t i = 0; i < 8; i++)
-            x[i] = ntt_pget(p, sm, cap, e0 + i * q);
-        G16_UNROLL
-        for (uint32_t i = 0; i < 8; i += 2)
-            ntt_dit_bfly(&x[i], &x[i + 1], tw, q + low, ntt_bfly_mul(p, u - 2, q + low));
-        G16_UNROLL
-        for (uint32_t i = 0; i < 8; i += (i & 1) ? 3 : 1) /* 0, 1, 4, 5 */
-            ntt_dit_bfly(&x[i], &x[i + 2], tw, 2 * q + low + (i & 1) * q,
-                         ntt_bfly_mul(p, u - 1, 2 * q + low + (i & 1) * q));
-        G16_UNROLL
-        for (uint32_t i = 0; i < 4; i++)
-            ntt_dit_bfly(&x[i], &x[i + 4], tw, 4 * q + low + i * q, ntt_bfly_mul(p, u, 4 * q + low + i * q));
-        G16_UNROLL
-        for (uint32_t i = 0; i < 8; i++)
-            ntt_pput(p, sm, cap, e0 + i * q, &x[i]);
-    }
+    ntt_phase_group(p, u, 3, 1, t, nthr, sm);
 }
 
 /* The middle scale of a DIF_DIT pass (lo_bit = 0: element m of line c is global index base + m). */
