@@ -181,7 +181,8 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
     if (field < 0 || field > 4)
         return g16__error(err, G16_ERR_ARG,
                           "gpu mul bench: field %d (0 Fr, 1 Fp, 2 Fr generic, 3 Fr inversion, 4 Fp inversion)", field);
-    /* one full wave: as many blocks as fit on every SM at once */
+    /* one full wave: as many blocks as fit on every SM at once (at most BENCH_BLOCKS_PER_SM), so
+     * that no second, partial wave runs with idle SMs */
     G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, BENCH_THREADS, 0));
     if (per_sm < 1 || per_sm > BENCH_BLOCKS_PER_SM)
         per_sm = per_sm < 1 ? 1 : BENCH_BLOCKS_PER_SM;

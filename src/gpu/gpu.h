@@ -225,7 +225,7 @@ g16_status g16__gpu_ntt_set_radix(g16__gpu_ntt *d, unsigned stages);
  * set_threads / set_radix when the new variant has no such kernel. */
 g16_status g16__gpu_ntt_set_radix_fused(g16__gpu_ntt *d, unsigned stages);
 /* Warp-uniform twiddles in the early stages with swizzled shared memory (1, the default) or the
- * plain order (0); a tuning knob for benchmarks (ntt_core.cuh, ntt_bfly_pos). */
+ * plain order (0); a tuning knob for benchmarks (ntt_core.cuh, ntt_group_pos). */
 void g16__gpu_ntt_set_uniform(g16__gpu_ntt *d, int on);
 
 /* In-place transforms of `count` device vectors x[0..count-1] of n elements each (natural order

@@ -189,6 +189,7 @@ g16_status g16__gpu_ntt_set_radix_fused(g16__gpu_ntt *d, unsigned stages)
     (void)d, (void)stages;
     return G16_ERR_NO_DEVICE;
 }
+
 void g16__gpu_ntt_set_uniform(g16__gpu_ntt *d, int on) { (void)d, (void)on; }
 
 g16_status g16__gpu_ntt_set_threads(g16__gpu_ntt *d, unsigned threads)
