@@ -10,7 +10,9 @@
  * [lo_bit, lo_bit + s): it splits the vector into lines of 2^s elements at stride 2^lo_bit (one
  * line per value of the other bits), and a block loads G lines (G·2^s = 2^e elements, e = 11 or
  * 10 by the kernel variant: 64 or 32 KiB of shared memory), runs the s stages in shared memory and
- * stores them back.
+ * stores them back. The stages go in groups of 1, 2 or 3 per shared-memory round trip (ntt_group,
+ * p->radix), each thread holding 2, 4 or 8 elements of a group in registers; with p->uni the
+ * early stages take the warp-uniform order of ntt_group_pos, which skips the twiddles equal to 1.
  *
  * Twiddles. Global DIF/DIT stage h = 2^(lo_bit+u) multiplies by ω^(j·n/2h), j = i mod h =
  * (m mod 2^u)·2^lo_bit + lo (m: position in the line, lo: the line's low index bits). That is
