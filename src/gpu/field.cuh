@@ -263,20 +263,28 @@ G16_HD void mont32_reduce_even(uint32_t *E, uint32_t t, uint32_t q, const uint32
     E[i + N] = addc(E[i + N], 0, &f);
 }
 
+/* O += q·m_odd from digit i+1; the carry chain starts fresh, or (cont) continues the one in g,
+ * which the caller's previous instruction left in the carry flag. cont is a constant at every
+ * call. The last digit O[i+N] takes the chain's final carry. */
+G16_HD void mont32_reduce_odd(uint32_t *O, uint32_t q, const uint32_t *m, int i, int N, g16_cf *g, int cont)
+{
+    O[i + 1] = cont ? madc_lo_cc(m[1], q, O[i + 1], g) : mad_lo_cc(m[1], q, O[i + 1], g);
+    O[i + 2] = madc_hi_cc(m[1], q, O[i + 2], g);
+    G16_UNROLL
+    for (int j = 3; j < N - 1; j += 2) {
+        O[i + j] = madc_lo_cc(m[j], q, O[i + j], g);
+        O[i + j + 1] = madc_hi_cc(m[j], q, O[i + j + 1], g);
+    }
+    O[i + N - 1] = madc_lo_cc(m[N - 1], q, O[i + N - 1], g);
+    O[i + N] = madc_hi(m[N - 1], q, O[i + N], g);
+}
+
 G16_HD void mont32_reduce_row(uint32_t *E, uint32_t *O, uint32_t t, const uint32_t *m, uint32_t n0, int i, int N)
 {
     uint32_t q = mul_lo(t, n0);
     mont32_reduce_even(E, t, q, m, i, N);
     g16_cf g = {0, 0};
-    O[i + 1] = mad_lo_cc(m[1], q, O[i + 1], &g);
-    O[i + 2] = madc_hi_cc(m[1], q, O[i + 2], &g);
-    G16_UNROLL
-    for (int j = 3; j < N - 1; j += 2) {
-        O[i + j] = madc_lo_cc(m[j], q, O[i + j], &g);
-        O[i + j + 1] = madc_hi_cc(m[j], q, O[i + j + 1], &g);
-    }
-    O[i + N - 1] = madc_lo_cc(m[N - 1], q, O[i + N - 1], &g);
-    O[i + N] = madc_hi(m[N - 1], q, O[i + N], &g);
+    mont32_reduce_odd(O, q, m, i, N, &g, 0);
 }
 
 /* The same for a modulus with m[0] = 1, m[1] = 2^32 − 1 and n0 = 2^32 − 1 (Fr): q = −t,
@@ -385,15 +393,7 @@ G16_HD void mont32_reduce_merge(uint32_t *E, uint32_t *O, const uint32_t *m, uin
     g16_cf g = {0, 0};
     uint32_t t = add_cc(E[i], O[i], &g);
     uint32_t q = mul_lo(t, n0);
-    O[i + 1] = madc_lo_cc(m[1], q, O[i + 1], &g);
-    O[i + 2] = madc_hi_cc(m[1], q, O[i + 2], &g);
-    G16_UNROLL
-    for (int j = 3; j < N - 1; j += 2) {
-        O[i + j] = madc_lo_cc(m[j], q, O[i + j], &g);
-        O[i + j + 1] = madc_hi_cc(m[j], q, O[i + j + 1], &g);
-    }
-    O[i + N - 1] = madc_lo_cc(m[N - 1], q, O[i + N - 1], &g);
-    O[i + N] = madc_hi(m[N - 1], q, O[i + N], &g);
+    mont32_reduce_odd(O, q, m, i, N, &g, 1);
     mont32_reduce_even(E, t, q, m, i, N);
 }
 
