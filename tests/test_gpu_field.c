@@ -3,7 +3,8 @@
  * Host part (runs everywhere): the constants against the CPU's; the very source the kernels use,
  * compiled for the host with each PTX carry instruction emulated, on random inputs and edge
  * values (0, 1, -1, values near the modulus), for Fr (both reductions) and Fp (the product, the
- * rolled product, the dedicated squaring); the variable-time inversion on raw edge limbs (small
+ * rolled product, the dedicated squaring, the double-width product and its separate reduction);
+ * the emulation's single carry flag; the variable-time inversion on raw edge limbs (small
  * values, m - k, powers of two and their neighbours, halves of m, long runs of equal bits) and
  * random elements, against the CPU's safegcd inversion and checked by a CPU product.
  * Device part (skipped without a CUDA device): mul, sqr, add, sub, neg, inv kernels on 2^16
@@ -238,6 +239,73 @@ static void test_host_edges(void **state)
         }
 }
 
+/* The split Montgomery product (mont32_mul_wide, then mont32_redc_wide: what the lazy Fp2 product
+ * is made of) against the CPU product, on random and edge pairs; the double-width product itself
+ * against a schoolbook product in 64-bit arithmetic; and the p² constant. */
+static void wide_ref(uint32_t *T, const uint32_t *a, const uint32_t *b, int N)
+{
+    memset(T, 0, (size_t)(2 * N) * 4);
+    for (int i = 0; i < N; i++) {
+        uint64_t c = 0;
+        for (int j = 0; j < N; j++) {
+            uint64_t t = (uint64_t)a[i] * b[j] + T[i + j] + c;
+            T[i + j] = (uint32_t)t;
+            c = t >> 32;
+        }
+        T[i + N] = (uint32_t)c;
+    }
+}
+
+static void test_host_wide(void **state)
+{
+    (void)state;
+    const uint32_t pm[12] = G16_GFP_MODULUS, p2[24] = G16_GFP_MODULUS_SQ;
+    uint32_t T[24], W[24];
+    mont32_mul_wide(T, pm, pm, 12);
+    assert_memory_equal(T, p2, sizeof T);
+    const uint32_t ones[12] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu,
+                               0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu};
+    mont32_mul_wide(T, ones, ones, 12); /* (2^384 − 1)²: every carry path at its largest */
+    wide_ref(W, ones, ones, 12);
+    assert_memory_equal(T, W, sizeof T);
+    int iters = tu_iters(10000);
+    for (int i = 0; i < iters; i++) {
+        g16_fp a, b, want;
+        gen_fp(&a, (size_t)i);
+        gen_fp(&b, (size_t)i * 5 + 3);
+        uint32_t x[12], y[12];
+        gfp z;
+        memcpy(x, &a, sizeof x);
+        memcpy(y, &b, sizeof y);
+        mont32_mul_wide(T, x, y, 12);
+        wide_ref(W, x, y, 12);
+        if (memcmp(T, W, sizeof T) != 0)
+            fail_msg("double-width product differs from the schoolbook one at iteration %d", i);
+        mont32_redc_wide(z.l, T, pm, G16_GFP_N0, 12);
+        g16__fp_mul(&want, &a, &b);
+        if (memcmp(&z, &want, sizeof z) != 0)
+            fail_msg("wide product + reduction differs from the CPU product at iteration %d", i);
+    }
+}
+
+/* The host emulation has one carry flag, as the device: two chains interleaved in the source read
+ * each other's carries (here chain B's add_cc clears the carry chain A left), so such code fails the
+ * host tests instead of only the device. */
+static void test_host_single_flag(void **state)
+{
+    (void)state;
+    g16_cf fa = {0, 0}, fb = {0, 0};
+    uint32_t a0 = add_cc(0xffffffffu, 1, &fa); /* A: carry 1 */
+    uint32_t b0 = add_cc(1, 1, &fb);           /* B: carry 0, overwrites A's */
+    uint32_t a1 = addc(0, 0, &fa);             /* reads B's carry */
+    assert_int_equal(a0, 0);
+    assert_int_equal(b0, 2);
+    assert_int_equal(a1, 0);
+    uint32_t a2 = add_cc(0xffffffffu, 1, &fa);
+    assert_int_equal(a2, 0);
+    assert_int_equal(addc(0, 0, &fa), 1); /* the same chain uninterrupted keeps its carry */
+}
+
 /* Raw limb values x < m that stress the inversion's batches: small values, m - small, halves of
  * m, powers of two and their neighbours, long runs of equal bits. */
 static void raw_edge(uint32_t *x, const uint32_t *m, int N, int mbits, int which)
@@ -421,7 +489,8 @@ int main(void)
     tu_seed("test_gpu_field");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_constants),  cmocka_unit_test(test_host_fr),  cmocka_unit_test(test_host_fp),
-        cmocka_unit_test(test_host_edges), cmocka_unit_test(test_host_inv), cmocka_unit_test(test_dev_fr),
+        cmocka_unit_test(test_host_edges), cmocka_unit_test(test_host_wide), cmocka_unit_test(test_host_single_flag),
+        cmocka_unit_test(test_host_inv),   cmocka_unit_test(test_dev_fr),
         cmocka_unit_test(test_dev_fp),
         cmocka_unit_test(test_dev_bench_kernels),
     };

@@ -426,6 +426,57 @@ static void sim_case(const grp *G, input_kind kind, size_t n, unsigned mask)
     free(k);
 }
 
+/* The Fp2 products of the point arithmetic (msm_core.cuh, host compile): the lazy form (one
+ * reduction per coefficient) and the three-reduction Karatsuba against the CPU's g16__fp2_mul, on
+ * random pairs and on every pair of edge coefficients (0, 1, −1, p − 1 raw...), where a0·b0 − a1·b1
+ * borrows and where it does not; and with the output aliasing an input. */
+static void fp2_edge(g16_fp2 *x, int which)
+{
+    g16_fp one = g16__fp_one, v[5];
+    g16__fp_set_zero(&v[0]);
+    v[1] = one;
+    g16__fp_neg(&v[2], &one);
+    memset(&v[3], 0, sizeof v[3]);
+    v[3].l[0] = 1; /* the raw value 1 (2^-384 in Montgomery form) */
+    memcpy(&v[4], g16__fp_modulus, sizeof v[4]);
+    v[4].l[0] -= 1; /* raw p − 1 */
+    x->c0 = v[which % 5];
+    x->c1 = v[(which / 5) % 5];
+}
+
+static void test_host_fp2(void **state)
+{
+    (void)state;
+    int iters = tu_iters(4000);
+    for (int i = 0; i < iters + 625; i++) {
+        g16_fp2 a, b, want;
+        if (i < 625) {
+            fp2_edge(&a, i % 25);
+            fp2_edge(&b, i / 25);
+        } else {
+            tu_rand_fp(&a.c0);
+            tu_rand_fp(&a.c1);
+            tu_rand_fp(&b.c0);
+            tu_rand_fp(&b.c1);
+        }
+        g16__fp2_mul(&want, &a, &b);
+        gfp2 x, y, z;
+        memcpy(&x, &a, sizeof x);
+        memcpy(&y, &b, sizeof y);
+        gfp2_mul_lazy(&z, &x, &y);
+        if (memcmp(&z, &want, sizeof z) != 0)
+            fail_msg("lazy Fp2 product differs from the CPU at case %d", i);
+        gfp2_mul_3red(&z, &x, &y);
+        if (memcmp(&z, &want, sizeof z) != 0)
+            fail_msg("Fp2 product (3 reductions) differs from the CPU at case %d", i);
+        gfp2_mul_lazy(&x, &x, &y); /* aliasing */
+        assert_memory_equal(&x, &want, sizeof x);
+        memcpy(&x, &a, sizeof x);
+        gfp2_mul_lazy(&y, &x, &y);
+        assert_memory_equal(&y, &want, sizeof y);
+    }
+}
+
 static void test_sim_random(void **state)
 {
     (void)state;
@@ -792,7 +843,7 @@ int main(void)
 {
     tu_seed("test_gpu_msm");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_digits_plan), cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
+        cmocka_unit_test(test_digits_plan), cmocka_unit_test(test_host_fp2), cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
         cmocka_unit_test(test_sim_levels),  cmocka_unit_test(test_no_device_paths), cmocka_unit_test(test_dev_edges),
         cmocka_unit_test(test_dev_batch),   cmocka_unit_test(test_dev_sizes),
     };

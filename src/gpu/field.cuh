@@ -74,10 +74,17 @@ typedef struct {
 #define G16_GFP_ONE                                                                                       \
     {0x0002fffdu, 0x76090000u, 0xc40c0002u, 0xebf4000bu, 0x53c758bau, 0x5f489857u,                       \
      0x70525745u, 0x77ce5853u, 0xa256ec6du, 0x5c071a97u, 0xfa80e493u, 0x15f65ec3u}
+/* p² in 24 limbs: added to a difference of double-width products to keep it non-negative */
+#define G16_GFP_MODULUS_SQ                                                                                \
+    {0x1c718e39u, 0x26aa0000u, 0x76382eabu, 0x7ced6b1du, 0x62113cfdu, 0x162c3383u, 0x3e71b743u,          \
+     0x66bf91edu, 0x7091a049u, 0x292e85a8u, 0x86185c7bu, 0x1d68619cu, 0x0978ef01u, 0xf5314933u,          \
+     0x16ddca6eu, 0x50a62cfdu, 0x349e8bd0u, 0x66e59e49u, 0x0e7046b4u, 0xe2dc90e5u, 0xa22f25e9u,          \
+     0x4bd278eau, 0xb8c35fc7u, 0x02a437a4u}
 
 /* ---------------------------------------------------------------- carry-chain primitives
- * Each mirrors one PTX instruction. `cf` is the carry flag of the host emulation; device code
- * ignores it (the hardware flag is used, and asm volatile keeps the chain in order).
+ * Each mirrors one PTX instruction. The `g16_cf` argument names the chain for the reader; both the
+ * device (the hardware flag, asm volatile keeping the order) and the host emulation (one flag per
+ * thread) have a single carry flag, so chains must not interleave: the host tests catch it.
  * A chain is either additions or subtractions: the hardware's flag after sub.cc is not a borrow
  * that addc would add (seen on the H200: a sub.cc feeding addc gave wrong Fr products), so the
  * emulation records which kind set the flag and inverts it when the other kind reads it, which
@@ -102,14 +109,23 @@ G16_HD uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { uint
 G16_HD uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { uint32_t r; (void)f; G16_ASM4("madc.hi.cc.u32", r, a, b, c); return r; }
 G16_HD uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { uint32_t r; (void)f; G16_ASM4("madc.hi.u32", r, a, b, c); return r; }
 #else
-/* The flag as the reading kind (1 add, 2 sub) sees it; a flag from the other kind reads inverted. */
-G16_HD uint32_t cf_get(const g16_cf *f, uint32_t kind) { return f->k == kind ? f->c : 1u - f->c; }
-G16_HD uint32_t add_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a + b; f->c = (uint32_t)(t >> 32); f->k = 1; return (uint32_t)t; }
-G16_HD uint32_t addc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a + b + cf_get(f, 1); f->c = (uint32_t)(t >> 32); f->k = 1; return (uint32_t)t; }
-G16_HD uint32_t addc(uint32_t a, uint32_t b, g16_cf *f) { return a + b + cf_get(f, 1); }
-G16_HD uint32_t sub_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a - b; f->c = (uint32_t)(t >> 63); f->k = 2; return (uint32_t)t; }
-G16_HD uint32_t subc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a - b - cf_get(f, 2); f->c = (uint32_t)(t >> 63); f->k = 2; return (uint32_t)t; }
-G16_HD uint32_t subc(uint32_t a, uint32_t b, g16_cf *f) { return a - b - cf_get(f, 2); }
+/* The emulated flag is one per thread, as the hardware's: two chains interleaved in the source
+ * read each other's carries here too, as they would on the device (the g16_cf arguments only name
+ * the chain). Which kind (1 add, 2 sub) set it is recorded; a flag from the other kind reads
+ * inverted. */
+#if defined(__cplusplus)
+static thread_local g16_cf g16__cf_hw;
+#else
+static _Thread_local g16_cf g16__cf_hw;
+#endif
+G16_HD uint32_t cf_get(uint32_t kind) { return g16__cf_hw.k == kind ? g16__cf_hw.c : 1u - g16__cf_hw.c; }
+G16_HD void cf_set(uint32_t c, uint32_t kind) { g16__cf_hw.c = c; g16__cf_hw.k = kind; }
+G16_HD uint32_t add_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a + b; (void)f; cf_set((uint32_t)(t >> 32), 1); return (uint32_t)t; }
+G16_HD uint32_t addc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a + b + cf_get(1); (void)f; cf_set((uint32_t)(t >> 32), 1); return (uint32_t)t; }
+G16_HD uint32_t addc(uint32_t a, uint32_t b, g16_cf *f) { (void)f; return a + b + cf_get(1); }
+G16_HD uint32_t sub_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a - b; (void)f; cf_set((uint32_t)(t >> 63), 2); return (uint32_t)t; }
+G16_HD uint32_t subc_cc(uint32_t a, uint32_t b, g16_cf *f) { uint64_t t = (uint64_t)a - b - cf_get(2); (void)f; cf_set((uint32_t)(t >> 63), 2); return (uint32_t)t; }
+G16_HD uint32_t subc(uint32_t a, uint32_t b, g16_cf *f) { (void)f; return a - b - cf_get(2); }
 G16_HD uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { return add_cc(a * b, c, f); }
 G16_HD uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { return addc_cc(a * b, c, f); }
 G16_HD uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c, g16_cf *f) { return addc_cc((uint32_t)(((uint64_t)a * b) >> 32), c, f); }
@@ -397,15 +413,13 @@ G16_HD void mont32_reduce_merge(uint32_t *E, uint32_t *O, const uint32_t *m, uin
     mont32_reduce_even(E, t, q, m, i, N);
 }
 
-/* r = a²·2^(-32N) mod m (generic modulus): the square's low half reduced row by row as in
- * mont32_mul (digits from N on start at zero, so every chain ends in a fresh digit), then the high
- * half added: a² + Σ q_i·m·2^(32i) < m² + m·2^(32N), so the result is below 2m before the final
- * subtraction. 456 multiply-adds for 12 limbs against the product's 588 (66 + 12 pairs for the
- * square against 144). */
-G16_HD void mont32_sqr(uint32_t *r, const uint32_t *a, const uint32_t *m, uint32_t n0, int N)
+/* r = T·2^(-32N) mod m for a double-width T[0..2N-1] < m·2^(32N) (generic modulus): the low half
+ * reduced row by row as in mont32_mul (digits from N on start at zero, so every chain ends in a
+ * fresh digit), then the high half added: T + Σ q_i·m·2^(32i) < m·2^(32N) + m·2^(32N), so the
+ * result is below 2m before the final subtraction. 2N² + N multiply-adds (300 for 12 limbs). */
+G16_HD void mont32_redc_wide(uint32_t *r, const uint32_t *T, const uint32_t *m, uint32_t n0, int N)
 {
-    uint32_t T[2 * G16_MONT_MAX], E[2 * G16_MONT_MAX + 1], O[2 * G16_MONT_MAX + 1], s[G16_MONT_MAX];
-    mont32_sqr_wide(T, a, N);
+    uint32_t E[2 * G16_MONT_MAX + 1], O[2 * G16_MONT_MAX + 1], s[G16_MONT_MAX];
     G16_UNROLL
     for (int j = 0; j <= 2 * N; j++) {
         E[j] = j < N ? T[j] : 0;
@@ -424,6 +438,38 @@ G16_HD void mont32_sqr(uint32_t *r, const uint32_t *a, const uint32_t *m, uint32
     for (int j = 1; j < N; j++)
         s[j] = addc_cc(s[j], T[N + j], &g);
     mont32_final_sub(r, s, m, N);
+}
+
+/* r = a²·2^(-32N) mod m (generic modulus): the full square, then mont32_redc_wide (a² < m²).
+ * 456 multiply-adds for 12 limbs against the product's 588 (66 + 12 pairs for the square against
+ * 144). */
+G16_HD void mont32_sqr(uint32_t *r, const uint32_t *a, const uint32_t *m, uint32_t n0, int N)
+{
+    uint32_t T[2 * G16_MONT_MAX];
+    mont32_sqr_wide(T, a, N);
+    mont32_redc_wide(r, T, m, n0, N);
+}
+
+/* The plain product T[0..2N-1] = a·b (no reduction; a, b any N-limb values): mont32_mul's product
+ * rows without its reduction rows, each merged digit i final as soon as row i is done. 2N²
+ * multiply-adds. With mont32_redc_wide it splits a Montgomery product in two, so that sums and
+ * differences of products can be reduced once (gfp2_mul_lazy). */
+G16_HD void mont32_mul_wide(uint32_t *T, const uint32_t *a, const uint32_t *b, int N)
+{
+    uint32_t E[2 * G16_MONT_MAX + 1], O[2 * G16_MONT_MAX + 1];
+    mont32_row0(E, O, a, b[0], N);
+    T[0] = E[0];
+    G16_UNROLL
+    for (int i = 1; i < N; i++) {
+        mont32_row_even(E, a, b[i], i, N);
+        T[i] = mont32_row_odd(E, O, a, b[i], i, N);
+    }
+    g16_cf f = {0, 0};
+    T[N] = add_cc(E[N], O[N], &f);
+    G16_UNROLL
+    for (int j = N + 1; j < 2 * N - 1; j++)
+        T[j] = addc_cc(E[j], O[j], &f);
+    T[2 * N - 1] = addc(E[2 * N - 1], O[2 * N - 1], &f); /* the product is below 2^(64N) */
 }
 
 /* The same product as mont32_mul with the row loop rolled: U rows (U divides N) per trip of a

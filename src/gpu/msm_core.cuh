@@ -183,6 +183,10 @@ G16_HD void gfp_mul_inl2(gfp *r, const gfp *a, const gfp *b)
 
 /* ---------------------------------------------------------------- Fp2 = Fp[u]/(u² + 1) */
 
+#ifndef G16_MSM_FP2_LAZY
+#define G16_MSM_FP2_LAZY 0 /* see gfp2_mul_inl: measured slower */
+#endif
+
 typedef struct {
     gfp c0, c1;
 } gfp2;
@@ -202,10 +206,8 @@ G16_HD void gfp2_neg(gfp2 *r, const gfp2 *a)
     gfp_neg(&r->c0, &a->c0);
     gfp_neg(&r->c1, &a->c1);
 }
-/* Karatsuba: 3 Fp products. The _inl forms are inlined where they are called (the level-0
- * accumulation's register-resident mixed addition); gfp2_mul / gfp2_sqr are the same products as
- * calls, for every other caller (see "small helpers"). */
-G16_HD void gfp2_mul_inl(gfp2 *r, const gfp2 *a, const gfp2 *b)
+/* Karatsuba with 3 Montgomery products (3 reductions): the default (G16_MSM_FP2_LAZY = 0). */
+G16_HD void gfp2_mul_3red(gfp2 *r, const gfp2 *a, const gfp2 *b)
 {
     gfp t0, t1, t2, sa, sb;
     gfp_mul_inl2(&t0, &a->c0, &b->c0);
@@ -227,7 +229,89 @@ G16_HD void gfp2_sqr_inl(gfp2 *r, const gfp2 *a)
     gfp_mul_inl2(&r->c0, &s, &d);
     gfp_add(&r->c1, &t, &t);
 }
-G16_NI void gfp2_mul(gfp2 *r, const gfp2 *a, const gfp2 *b) { gfp2_mul_inl(r, a, b); }
+/* Karatsuba with 3 plain double-width products and one Montgomery reduction per coefficient:
+ * c0 = a0·b0 − a1·b1 (+ p² when negative: below p²), c1 = (a0 + a1)(b0 + b1) − a0·b0 − a1·b1
+ * (= a0·b1 + a1·b0 < 2p²), each below p·2^384 as mont32_redc_wide needs; a0 + a1 and b0 + b1 stay
+ * unreduced (< 2p < 2^382). 3·288 + 2·300 = 1464 multiply-adds against gfp2_mul_3red's
+ * 3·588 = 1764. The same (canonical) value as gfp2_mul_3red. r may alias a or b. */
+G16_HD void gfp2_mul_lazy(gfp2 *r, const gfp2 *a, const gfp2 *b)
+{
+    const uint32_t m[12] = G16_GFP_MODULUS, p2[24] = G16_GFP_MODULUS_SQ;
+    uint32_t t0[24], t1[24], t2[24], sa[12], sb[12];
+    gfp r0;
+    g16_cf f = {0, 0}, g = {0, 0}, h = {0, 0}, k = {0, 0}, e = {0, 0}, d = {0, 0};
+    /* one carry chain at a time: the device has a single flag (field.cuh). The order keeps few
+     * double-width values live at once (the callers hold points in registers across the call). */
+    mont32_mul_wide(t0, a->c0.l, b->c0.l, 12);
+    mont32_mul_wide(t1, a->c1.l, b->c1.l, 12);
+    /* t2 = t0 + t1 (what c1 subtracts), t0 = t0 − t1 + (p² if that borrows) */
+    t2[0] = add_cc(t0[0], t1[0], &h);
+    G16_UNROLL
+    for (int j = 1; j < 24; j++)
+        t2[j] = addc_cc(t0[j], t1[j], &h);
+    t0[0] = sub_cc(t0[0], t1[0], &k);
+    G16_UNROLL
+    for (int j = 1; j < 24; j++)
+        t0[j] = subc_cc(t0[j], t1[j], &k);
+    uint32_t mask = subc(0, 0, &k);
+    t0[0] = add_cc(t0[0], p2[0] & mask, &e);
+    G16_UNROLL
+    for (int j = 1; j < 24; j++)
+        t0[j] = addc_cc(t0[j], p2[j] & mask, &e);
+    mont32_redc_wide(r0.l, t0, m, G16_GFP_N0, 12);
+    sa[0] = add_cc(a->c0.l[0], a->c1.l[0], &f);
+    G16_UNROLL
+    for (int j = 1; j < 12; j++)
+        sa[j] = addc_cc(a->c0.l[j], a->c1.l[j], &f);
+    sb[0] = add_cc(b->c0.l[0], b->c1.l[0], &g);
+    G16_UNROLL
+    for (int j = 1; j < 12; j++)
+        sb[j] = addc_cc(b->c0.l[j], b->c1.l[j], &g);
+    mont32_mul_wide(t1, sa, sb, 12);
+    t1[0] = sub_cc(t1[0], t2[0], &d);
+    G16_UNROLL
+    for (int j = 1; j < 24; j++)
+        t1[j] = subc_cc(t1[j], t2[j], &d);
+    mont32_redc_wide(r->c1.l, t1, m, G16_GFP_N0, 12);
+    r->c0 = r0;
+}
+#if defined(G16_PTX) && (G16_MSM_FP2_LAZY & 1)
+static __device__ __noinline__ gfp2 gfp2_mul_val(gfp2 a, gfp2 b)
+{
+    gfp2 r;
+    gfp2_mul_lazy(&r, &a, &b);
+    return r;
+}
+#endif
+/* The Fp2 products of the point arithmetic. G16_MSM_FP2_LAZY is a mask: 1 = the lazy form in the
+ * level-0 mixed addition (gfp2_mul_inl, by value on the device), 2 = in the calls (gfp2_mul: the
+ * general addition, doubling, ones, final); the other products take gfp2_mul_3red, the default
+ * (mask 0). The lazy form has 17% fewer multiply-adds but needs its three double-width values
+ * live at once: ptxas gave the level-0 kernel 4-5x the spills (128 -> 576-608 bytes at 255
+ * registers) and k_reduce<1> / k_sum<1> / k_accn<1> a block fewer per SM. Measured slower on the
+ * H200 (bench_gpu_msm 0 24, same job, two runs each, RESULTS.md session of 2026-12-03 (ninth)):
+ * G2 2^24 random accumulate 367.1 ms (mask 0) / 438.9 (mask 3) / 463.7 (mask 1), reduce 38.4 /
+ * 54.5 / 38.5. */
+G16_HD void gfp2_mul_inl(gfp2 *r, const gfp2 *a, const gfp2 *b)
+{
+#if G16_MSM_FP2_LAZY & 1
+#if defined(G16_PTX)
+    *r = gfp2_mul_val(*a, *b);
+#else
+    gfp2_mul_lazy(r, a, b);
+#endif
+#else
+    gfp2_mul_3red(r, a, b);
+#endif
+}
+G16_NI void gfp2_mul(gfp2 *r, const gfp2 *a, const gfp2 *b)
+{
+#if G16_MSM_FP2_LAZY & 2
+    gfp2_mul_lazy(r, a, b);
+#else
+    gfp2_mul_3red(r, a, b);
+#endif
+}
 G16_NI void gfp2_sqr(gfp2 *r, const gfp2 *a) { gfp2_sqr_inl(r, a); }
 G16_HD int gfp2_is_zero(const gfp2 *a) { return gfp_is_zero(&a->c0) && gfp_is_zero(&a->c1); }
 G16_HD void gfp2_set_zero(gfp2 *r)
