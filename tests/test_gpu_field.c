@@ -4,7 +4,7 @@
  * compiled for the host with each PTX carry instruction emulated, on random inputs and edge
  * values (0, 1, -1, values near the modulus), for Fr (both reductions) and Fp (the product, the
  * rolled product, the dedicated squaring, the double-width product and its separate reduction);
- * the emulation's single carry flag; the variable-time inversion on raw edge limbs (small
+ * the NTT's lazy Fr operations (values below 2r); the emulation's single carry flag; the variable-time inversion on raw edge limbs (small
  * values, m - k, powers of two and their neighbours, halves of m, long runs of equal bits) and
  * random elements, against the CPU's safegcd inversion and checked by a CPU product.
  * Device part (skipped without a CUDA device): mul, sqr, add, sub, neg, inv kernels on 2^16
@@ -288,6 +288,75 @@ static void test_host_wide(void **state)
     }
 }
 
+/* x + r (x < r): the same residue as x, in the upper half of the lazy range [0, 2r). */
+static void fr_plus_r(gfr *y, const gfr *x)
+{
+    const uint32_t m[8] = G16_GFR_MODULUS;
+    uint64_t c = 0;
+    for (int j = 0; j < 8; j++) {
+        c += (uint64_t)x->l[j] + m[j];
+        y->l[j] = (uint32_t)c;
+        c >>= 32;
+    }
+    assert_int_equal(c, 0);
+}
+
+/* below 2r */
+static int fr_lazy_ok(const gfr *x)
+{
+    const uint32_t m2[8] = G16_GFR_MODULUS_2;
+    for (int j = 7; j >= 0; j--)
+        if (x->l[j] != m2[j])
+            return x->l[j] < m2[j];
+    return 0;
+}
+
+/* The NTT's lazy Fr operations (values below 2r): on canonical and on +r forms of random and edge
+ * values (r − 1 + r = 2r − 1 is the largest), each result below 2r and, made canonical, equal to
+ * the CPU's; the twiddle operand of the product canonical, as the NTT calls it. */
+static void test_host_lazy_fr(void **state)
+{
+    (void)state;
+    int iters = tu_iters(20000);
+    for (int i = 0; i < iters; i++) {
+        g16_fr a, b, want;
+        gen_fr(&a, (size_t)i);
+        gen_fr(&b, (size_t)i * 7 + 5);
+        gfr x, y, xl, yl, z;
+        memcpy(&x, &a, sizeof x);
+        memcpy(&y, &b, sizeof y);
+        fr_plus_r(&xl, &x);
+        fr_plus_r(&yl, &y);
+        const gfr *xs[2] = {&x, &xl}, *ys[2] = {&y, &yl};
+        for (int u = 0; u < 2; u++)
+            for (int v = 0; v < 2; v++) {
+                gfr_add_lazy(&z, xs[u], ys[v]);
+                assert_true(fr_lazy_ok(&z));
+                gfr_reduce_lazy(&z, &z);
+                g16__fr_add(&want, &a, &b);
+                if (memcmp(&z, &want, sizeof z) != 0)
+                    fail_msg("lazy add (%d, %d) differs from the CPU at iteration %d", u, v, i);
+                gfr_sub_lazy(&z, xs[u], ys[v]);
+                assert_true(fr_lazy_ok(&z));
+                gfr_reduce_lazy(&z, &z);
+                g16__fr_sub(&want, &a, &b);
+                if (memcmp(&z, &want, sizeof z) != 0)
+                    fail_msg("lazy sub (%d, %d) differs from the CPU at iteration %d", u, v, i);
+            }
+        g16__fr_mul(&want, &a, &b);
+        for (int v = 0; v < 2; v++) {
+            gfr_mul_lazy(&z, &x, ys[v]);
+            assert_true(fr_lazy_ok(&z));
+            gfr_reduce_lazy(&z, &z);
+            if (memcmp(&z, &want, sizeof z) != 0)
+                fail_msg("lazy mul (b form %d) differs from the CPU at iteration %d", v, i);
+            gfr_mul(&z, &x, ys[v]); /* a lazy row operand, reduced product: canonical */
+            if (memcmp(&z, &want, sizeof z) != 0)
+                fail_msg("mul with a lazy row operand (%d) differs from the CPU at iteration %d", v, i);
+        }
+    }
+}
+
 /* The host emulation has one carry flag, as the device: two chains interleaved in the source read
  * each other's carries (here chain B's add_cc clears the carry chain A left), so such code fails the
  * host tests instead of only the device. */
@@ -490,6 +559,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_constants),  cmocka_unit_test(test_host_fr),  cmocka_unit_test(test_host_fp),
         cmocka_unit_test(test_host_edges), cmocka_unit_test(test_host_wide), cmocka_unit_test(test_host_single_flag),
+        cmocka_unit_test(test_host_lazy_fr),
         cmocka_unit_test(test_host_inv),   cmocka_unit_test(test_dev_fr),
         cmocka_unit_test(test_dev_fp),
         cmocka_unit_test(test_dev_bench_kernels),

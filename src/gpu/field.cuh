@@ -332,8 +332,9 @@ G16_HD void mont32_reduce_row_r(uint32_t *E, uint32_t *O, uint32_t t, const uint
 }
 
 /* The end of a product: r = (E + O) − m if that is >= m, else E + O (N digits each; the sum is
- * below 2m). */
-G16_HD void mont32_merge_reduce(uint32_t *r, const uint32_t *E, const uint32_t *O, const uint32_t *m, int N)
+ * below 2m); with lazy, r = E + O (a constant at every call). */
+G16_HD void mont32_merge_reduce(uint32_t *r, const uint32_t *E, const uint32_t *O, const uint32_t *m, int N,
+                                int lazy)
 {
     g16_cf f = {0, 0};
     uint32_t s[G16_MONT_MAX];
@@ -342,12 +343,21 @@ G16_HD void mont32_merge_reduce(uint32_t *r, const uint32_t *E, const uint32_t *
     for (int j = 1; j < N - 1; j++)
         s[j] = addc_cc(E[j], O[j], &f);
     s[N - 1] = addc(E[N - 1], O[N - 1], &f);
-    mont32_final_sub(r, s, m, N);
+    if (!lazy) {
+        mont32_final_sub(r, s, m, N);
+        return;
+    }
+    G16_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = s[j];
 }
 
-/* r = a·b·2^(-32N) mod m. special_r selects mont32_reduce_row_r (only for Fr's modulus). */
+/* r = a·b·2^(-32N) mod m. special_r selects mont32_reduce_row_r (only for Fr's modulus). lazy
+ * skips the final subtraction: r < a·b/2^(32N) + m, and a must then be below m (the row loop runs
+ * over b's limbs; the partial sums stay below (a + m)·2^(32(i+1)), within the digit arrays only
+ * when a + m < 2^(32N)), b may be anything below 2^(32N). Both flags are constants at every call. */
 G16_HD void mont32_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *m, uint32_t n0, int N,
-                       int special_r)
+                       int special_r, int lazy)
 {
     uint32_t E[2 * G16_MONT_MAX + 1], O[2 * G16_MONT_MAX + 1];
     mont32_row0(E, O, a, b[0], N);
@@ -364,7 +374,7 @@ G16_HD void mont32_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const 
         else
             mont32_reduce_row(E, O, t, m, n0, i, N);
     }
-    mont32_merge_reduce(r, E + N, O + N, m, N);
+    mont32_merge_reduce(r, E + N, O + N, m, N, lazy);
 }
 
 /* The full square T[0..2N-1] = a² by columns (product scanning): each column's cross products
@@ -507,7 +517,7 @@ G16_HD void mont32_mul_rolled(uint32_t *r, const uint32_t *a, const uint32_t *b,
         for (int j = 0; j + U < N; j++)
             bb[j] = bb[j + U];
     }
-    mont32_merge_reduce(r, e, o, m, N);
+    mont32_merge_reduce(r, e, o, m, N, 0);
 }
 
 /* ---------------------------------------------------------------- Fr */
@@ -532,7 +542,7 @@ G16_HD void gfr_mul(gfr *r, const gfr *a, const gfr *b)
 {
     const uint32_t m[8] = G16_GFR_MODULUS;
     gfr t;
-    mont32_mul(t.l, a->l, b->l, m, G16_GFR_N0, 8, 1);
+    mont32_mul(t.l, a->l, b->l, m, G16_GFR_N0, 8, 1, 0);
     *r = t;
 }
 /* The same product through the generic reduction (for tests of both paths). */
@@ -540,7 +550,7 @@ G16_HD void gfr_mul_generic(gfr *r, const gfr *a, const gfr *b)
 {
     const uint32_t m[8] = G16_GFR_MODULUS;
     gfr t;
-    mont32_mul(t.l, a->l, b->l, m, G16_GFR_N0, 8, 0);
+    mont32_mul(t.l, a->l, b->l, m, G16_GFR_N0, 8, 0, 0);
     *r = t;
 }
 G16_HD void gfr_sqr(gfr *r, const gfr *a) { gfr_mul(r, a, a); }
@@ -550,6 +560,55 @@ G16_HD void gfr_set_one(gfr *r)
     G16_UNROLL
     for (int j = 0; j < 8; j++)
         r->l[j] = one[j];
+}
+
+/* Lazy Fr for the NTT's butterflies: values below 2r (2r < 2^256, 4r is not), so a product's final
+ * subtraction can go: gfr_mul_lazy(r, a, b) with a < r (the twiddle) and b < 2r gives
+ * r < a·b/2^256 + r < 2r·(r/2^256) + r < 1.91r. Sums and differences are reduced modulo 2r. */
+#define G16_GFR_MODULUS_2                                                                                 \
+    {0x00000002u, 0xfffffffeu, 0xfffcb7fdu, 0xa77b4805u, 0x1343b00au, 0x6673b010u, 0x533afa90u, 0xe7db4ea6u}
+
+/* r = a·b·2^-256 mod r, below 2r; a < r, b < 2r. */
+G16_HD void gfr_mul_lazy(gfr *r, const gfr *a, const gfr *b)
+{
+    const uint32_t m[8] = G16_GFR_MODULUS;
+    gfr t;
+    mont32_mul(t.l, a->l, b->l, m, G16_GFR_N0, 8, 1, 1);
+    *r = t;
+}
+/* r = a + b mod 2r, for a, b < 2r: the sum (up to 4r) may carry out of 256 bits, so the
+ * subtraction of 2r runs over a ninth digit. */
+G16_HD void gfr_add_lazy(gfr *r, const gfr *a, const gfr *b)
+{
+    const uint32_t m2[8] = G16_GFR_MODULUS_2;
+    g16_cf f = {0, 0}, g = {0, 0};
+    uint32_t t[8], d[8];
+    t[0] = add_cc(a->l[0], b->l[0], &f);
+    G16_UNROLL
+    for (int j = 1; j < 8; j++)
+        t[j] = addc_cc(a->l[j], b->l[j], &f);
+    uint32_t c = addc(0, 0, &f);
+    d[0] = sub_cc(t[0], m2[0], &g);
+    G16_UNROLL
+    for (int j = 1; j < 8; j++)
+        d[j] = subc_cc(t[j], m2[j], &g);
+    (void)subc_cc(c, 0, &g);
+    uint32_t keep_t = subc(0, 0, &g); /* all ones when (c, t) < 2r */
+    G16_UNROLL
+    for (int j = 0; j < 8; j++)
+        r->l[j] = (t[j] & keep_t) | (d[j] & ~keep_t);
+}
+/* r = a − b mod 2r, for a, b < 2r. */
+G16_HD void gfr_sub_lazy(gfr *r, const gfr *a, const gfr *b)
+{
+    const uint32_t m2[8] = G16_GFR_MODULUS_2;
+    mont32_sub(r->l, a->l, b->l, m2, 8);
+}
+/* r = a mod r for a < 2r (canonical again). */
+G16_HD void gfr_reduce_lazy(gfr *r, const gfr *a)
+{
+    const uint32_t m[8] = G16_GFR_MODULUS;
+    mont32_final_sub(r->l, a->l, m, 8);
 }
 
 /* ---------------------------------------------------------------- Fp */
@@ -573,7 +632,7 @@ G16_HD void gfp_mul(gfp *r, const gfp *a, const gfp *b)
 {
     const uint32_t m[12] = G16_GFP_MODULUS;
     gfp t;
-    mont32_mul(t.l, a->l, b->l, m, G16_GFP_N0, 12, 0);
+    mont32_mul(t.l, a->l, b->l, m, G16_GFP_N0, 12, 0, 0);
     *r = t;
 }
 G16_HD void gfp_sqr(gfp *r, const gfp *a) { gfp_mul(r, a, a); }

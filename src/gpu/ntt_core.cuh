@@ -146,6 +146,24 @@ G16_HOST void ntt_tables_init(ntt_tables *tb, const g16__gpu_ntt_host_tables *h,
     memcpy(&tb->n_inv, &h->n_inv, sizeof tb->n_inv);
 }
 
+/* Butterfly arithmetic. G16_NTT_LAZY (default 1): values inside a pass stay below 2r (field.cuh,
+ * gfr_*_lazy: the twiddle products skip their final subtraction; sums and differences are taken
+ * modulo 2r); the pass's scale and factor products take the lazy value as their row operand and
+ * return it canonical, and the store makes every value canonical again, so global memory only ever
+ * holds values below r. 0: every operation reduced (the earlier code, for measurements). */
+#ifndef G16_NTT_LAZY
+#define G16_NTT_LAZY 1
+#endif
+#if G16_NTT_LAZY
+#define NTT_ADD gfr_add_lazy
+#define NTT_SUB gfr_sub_lazy
+#define NTT_MULW gfr_mul_lazy
+#else
+#define NTT_ADD gfr_add
+#define NTT_SUB gfr_sub
+#define NTT_MULW gfr_mul
+#endif
+
 /* ---------------------------------------------------------------- small helpers */
 
 G16_HD uint32_t ntt_rev(uint32_t x, uint32_t bits)
@@ -250,13 +268,13 @@ G16_HD void ntt_pput(const ntt_pass *p, g16_u4 *sm, uint32_t cap, uint32_t e, co
 G16_HD void ntt_apply_scale(const ntt_scale *sc, uint32_t log_n, uint32_t i, gfr *x)
 {
     if (sc->mode == G16_SCALE_CONST) {
-        gfr_mul(x, x, &sc->c0);
+        gfr_mul(x, &sc->c0, x);
     } else if (sc->mode == G16_SCALE_POW) {
         uint32_t idx = sc->rev ? ntt_rev(i, log_n) : i;
         gfr h = ntt_ld_tab(&sc->hi[idx >> sc->bits]);
         gfr l = ntt_ld_tab(&sc->lo[idx & ((1u << sc->bits) - 1)]);
         gfr_mul(&h, &h, &l);
-        gfr_mul(x, x, &h);
+        gfr_mul(x, &h, x);
     }
 }
 
@@ -270,7 +288,7 @@ G16_HD void ntt_apply_factor(const ntt_pass *p, uint32_t lo, uint32_t r, gfr *x)
         gfr v = ntt_ld_tab(&p->w_lo[E & ((1u << b) - 1)]);
         gfr_mul(&w, &w, &v);
     }
-    gfr_mul(x, x, &w);
+    gfr_mul(x, &w, x);
 }
 
 /* ---------------------------------------------------------------- pass geometry */
@@ -383,11 +401,11 @@ G16_HD void ntt_phase_dif(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nt
         uint32_t ea, eb, j;
         ntt_bfly_pos(p, beta, u, &ea, &eb, &j);
         gfr a = ntt_pget(p, sm, 2 * nb, ea), b = ntt_pget(p, sm, 2 * nb, eb), d;
-        gfr_sub(&d, &a, &b);
-        gfr_add(&a, &a, &b);
+        NTT_SUB(&d, &a, &b);
+        NTT_ADD(&a, &a, &b);
         if (ntt_bfly_mul(p, u, j)) {
             gfr w = ntt_ld_tab(&p->w_small_dif[j]);
-            gfr_mul(&d, &d, &w);
+            NTT_MULW(&d, &w, &d);
         }
         ntt_pput(p, sm, 2 * nb, ea, &a);
         ntt_pput(p, sm, 2 * nb, eb, &d);
@@ -404,10 +422,10 @@ G16_HD void ntt_phase_dit(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nt
         gfr a = ntt_pget(p, sm, 2 * nb, ea), b = ntt_pget(p, sm, 2 * nb, eb), d;
         if (ntt_bfly_mul(p, u, j)) {
             gfr w = ntt_ld_tab(&p->w_small_dit[j]);
-            gfr_mul(&b, &b, &w);
+            NTT_MULW(&b, &w, &b);
         }
-        gfr_sub(&d, &a, &b);
-        gfr_add(&a, &a, &b);
+        NTT_SUB(&d, &a, &b);
+        NTT_ADD(&a, &a, &b);
         ntt_pput(p, sm, 2 * nb, ea, &a);
         ntt_pput(p, sm, 2 * nb, eb, &d);
     }
@@ -416,11 +434,11 @@ G16_HD void ntt_phase_dit(const ntt_pass *p, uint32_t u, uint32_t t, uint32_t nt
 G16_HD void ntt_dif_bfly(gfr *a, gfr *b, const gfr *tw, uint32_t j, int mul)
 {
     gfr d;
-    gfr_sub(&d, a, b);
-    gfr_add(a, a, b);
+    NTT_SUB(&d, a, b);
+    NTT_ADD(a, a, b);
     if (mul) {
         gfr w = ntt_ld_tab(&tw[j]);
-        gfr_mul(&d, &d, &w);
+        NTT_MULW(&d, &w, &d);
     }
     *b = d;
 }
@@ -430,10 +448,10 @@ G16_HD void ntt_dit_bfly(gfr *a, gfr *b, const gfr *tw, uint32_t j, int mul)
     gfr d;
     if (mul) {
         gfr w = ntt_ld_tab(&tw[j]);
-        gfr_mul(b, b, &w);
+        NTT_MULW(b, &w, b);
     }
-    gfr_sub(&d, a, b);
-    gfr_add(a, a, b);
+    NTT_SUB(&d, a, b);
+    NTT_ADD(a, a, b);
     *b = d;
 }
 
@@ -562,7 +580,9 @@ G16_HD void ntt_phase_store(const ntt_pass *p, uint32_t blk, uint32_t v, uint32_
         uint32_t base = ntt_line(p, blk, c, &lo);
         gfr a = ntt_pget(p, sm, E, (c << p->s) + m);
         if (p->kind == G16_PASS_DIF && p->lo_bit > 0)
-            ntt_apply_factor(p, lo, ntt_rev(m, p->s), &a);
+            ntt_apply_factor(p, lo, ntt_rev(m, p->s), &a); /* canonical out */
+        else if (G16_NTT_LAZY)
+            gfr_reduce_lazy(&a, &a);
         uint32_t mo = p->store_bitrev ? ntt_rev(m, p->s) : m;
         uint32_t i = base + (mo << p->lo_bit);
         ntt_apply_scale(&p->store, p->log_n, i, &a);
