@@ -5,7 +5,8 @@
  *
  * Representation: gfr = 8 and gfp = 12 little-endian 32-bit limbs in Montgomery form with
  * R = 2^256 and 2^384: the very bits of g16_fr / g16_fp (include/g16.h) read as 32-bit words.
- * Invariant: fully reduced (< modulus) in and out. Outputs may alias inputs. Every function is
+ * Invariant: fully reduced (< modulus) in and out, except the gfr_*_lazy functions (the NTT's
+ * butterflies: values below 2r, see there). Outputs may alias inputs. Every function is
  * constant-time (straight-line code, selects instead of branches).
  *
  * Multiplication (Montgomery, CIOS order, radix 2^32): row i adds a·b_i and q·m (q = t·n0 from

@@ -34,6 +34,9 @@
  * Groth16 pointwise step a·b − c at the store of c's last pass. Larger bit reversals are a
  * separate in-place tiled kernel (pairs of 16×16 tiles swapped through shared memory).
  *
+ * Arithmetic: values inside a pass are lazy (below 2r, G16_NTT_LAZY); global memory holds them
+ * canonical.
+ *
  * The launch sequences (ntt_plan_*) are built here too, so the host simulation runs exactly what
  * the device runs.
  */
