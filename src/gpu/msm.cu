@@ -786,30 +786,26 @@ cleanup:
     return st;
 }
 
-/* Makes sure the Pippenger buffers hold plan pl (reallocates when they are too small). */
-static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
+/* Pippenger buffer sizes: entries, buckets, carry slots, reduction partial sums, lanes, sort bytes. */
+typedef struct {
+    uint64_t N, nb, slots, nred, nl;
+    size_t sort_bytes;
+} pip_sizes;
+
+/* Replaces the Pippenger buffers by buffers of sizes z (one arena). */
+static g16_status pip_alloc(run_ctx *x, const pip_sizes *z, g16_error *err)
 {
     g16_status st = G16_OK;
     pip_bufs *p = x->p;
-    size_t xs = xyzz_size(x->m->g2), sort_bytes = 0;
-    uint64_t nb = (uint64_t)pl->nwin * pl->B, slots = slots_for(pl), nred = (uint64_t)pl->nwin * pl->TR;
-    uint64_t nl = pl->K > 1 ? (uint64_t)pl->K * pl->TL : 0;
-    size_t fs = x->m->g2 ? sizeof(gfp2) : sizeof(gfp);
-    {
-        cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
-        G16_CU(cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, dk, dv, (uint64_t)pl->N, 0, (int)pl->key_bits,
-                                               x->s));
-    }
-    if (x->m->pip_mem && pl->N <= p->N && nb <= p->nbuckets && slots <= p->slots && nred <= p->nred &&
-        nl <= p->nlanes && sort_bytes <= p->sort_bytes)
-        return G16_OK;
+    size_t xs = xyzz_size(x->m->g2), fs = x->m->g2 ? sizeof(gfp2) : sizeof(gfp);
     g16__gpu_free(x->g, x->m->pip_mem);
     x->m->pip_mem = NULL;
     memset(p, 0, sizeof *p);
     {
-        size_t sizes[] = {pl->N * 4, pl->N * 4, pl->N * 4, pl->N * 4, sort_bytes, nb * xs, slots * 4, slots * 4,
-                          slots * xs, slots * xs, nred * xs, nred * xs, nl * aff_size(x->m->g2), nl * fs,
-                          2 * nl * fs, nl * sizeof(msm_lane)};
+        size_t sizes[] = {z->N * 4,         z->N * 4,         z->N * 4,   z->N * 4,   z->sort_bytes,
+                          z->nb * xs,       z->slots * 4,     z->slots * 4, z->slots * xs, z->slots * xs,
+                          z->nred * xs,     z->nred * xs,     z->nl * aff_size(x->m->g2), z->nl * fs,
+                          2 * z->nl * fs,   z->nl * sizeof(msm_lane)};
         void **ptrs[] = {(void **)&p->k0, (void **)&p->k1, (void **)&p->v0, (void **)&p->v1, &p->sort_tmp,
                          &p->buckets, (void **)&p->sk0, (void **)&p->sk1, &p->sp0, &p->sp1, &p->red0, &p->red1,
                          &p->lacc, &p->lpre, &p->lden, &p->lanes};
@@ -823,12 +819,53 @@ static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
         if (st != G16_OK)
             goto cleanup;
     }
-    p->sort_bytes = sort_bytes;
-    p->N = pl->N;
-    p->nbuckets = nb;
-    p->slots = slots;
-    p->nred = nred;
-    p->nlanes = nl;
+    p->sort_bytes = z->sort_bytes;
+    p->N = z->N;
+    p->nbuckets = z->nb;
+    p->slots = z->slots;
+    p->nred = z->nred;
+    p->nlanes = z->nl;
+cleanup:
+    return st;
+}
+
+/* Makes sure the Pippenger buffers hold plan pl. When they are too small they grow to the larger
+ * of the old and the new sizes: a handle sees plans of two shapes (all n scalars up front, then
+ * the non-trivial count, whose window may be smaller and its reduction threads more), and
+ * replacing one by the other reallocated on every run (cudaFree waits for the device: 2.4 ms of
+ * G1 2^24 Filecoin-like's 72 ms on the H200). If the larger buffers do not fit, pl's own sizes. */
+static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
+{
+    g16_status st = G16_OK;
+    pip_bufs *p = x->p;
+    pip_sizes z;
+    z.N = pl->N;
+    z.nb = (uint64_t)pl->nwin * pl->B;
+    z.slots = slots_for(pl);
+    z.nred = (uint64_t)pl->nwin * pl->TR;
+    z.nl = pl->K > 1 ? (uint64_t)pl->K * pl->TL : 0;
+    z.sort_bytes = 0;
+    {
+        cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
+        G16_CU(cub::DeviceRadixSort::SortPairs(NULL, z.sort_bytes, dk, dv, (uint64_t)pl->N, 0, (int)pl->key_bits,
+                                               x->s));
+    }
+    if (x->m->pip_mem && z.N <= p->N && z.nb <= p->nbuckets && z.slots <= p->slots && z.nred <= p->nred &&
+        z.nl <= p->nlanes && z.sort_bytes <= p->sort_bytes)
+        return G16_OK;
+    if (x->m->pip_mem) {
+        pip_sizes u = z;
+        u.N = z.N > p->N ? z.N : p->N;
+        u.nb = z.nb > p->nbuckets ? z.nb : p->nbuckets;
+        u.slots = z.slots > p->slots ? z.slots : p->slots;
+        u.nred = z.nred > p->nred ? z.nred : p->nred;
+        u.nl = z.nl > p->nlanes ? z.nl : p->nlanes;
+        u.sort_bytes = z.sort_bytes > p->sort_bytes ? z.sort_bytes : p->sort_bytes;
+        st = pip_alloc(x, &u, err);
+        if (st != G16_ERR_NOMEM)
+            goto cleanup;
+    }
+    st = pip_alloc(x, &z, err);
 cleanup:
     return st;
 }
