@@ -538,22 +538,18 @@ G16_HD void gfr_neg(gfr *r, const gfr *a)
     const uint32_t m[8] = G16_GFR_MODULUS;
     mont32_neg(r->l, a->l, m, 8);
 }
+/* The Fr product with mont32_mul's flags (constants at every call). */
+G16_HD void gfr_mul_flags(gfr *r, const gfr *a, const gfr *b, int special_r, int lazy)
+{
+    const uint32_t m[8] = G16_GFR_MODULUS;
+    gfr t;
+    mont32_mul(t.l, a->l, b->l, m, G16_GFR_N0, 8, special_r, lazy);
+    *r = t;
+}
 /* Fr multiplication with the special-modulus reduction (224 IMAD). */
-G16_HD void gfr_mul(gfr *r, const gfr *a, const gfr *b)
-{
-    const uint32_t m[8] = G16_GFR_MODULUS;
-    gfr t;
-    mont32_mul(t.l, a->l, b->l, m, G16_GFR_N0, 8, 1, 0);
-    *r = t;
-}
+G16_HD void gfr_mul(gfr *r, const gfr *a, const gfr *b) { gfr_mul_flags(r, a, b, 1, 0); }
 /* The same product through the generic reduction (for tests of both paths). */
-G16_HD void gfr_mul_generic(gfr *r, const gfr *a, const gfr *b)
-{
-    const uint32_t m[8] = G16_GFR_MODULUS;
-    gfr t;
-    mont32_mul(t.l, a->l, b->l, m, G16_GFR_N0, 8, 0, 0);
-    *r = t;
-}
+G16_HD void gfr_mul_generic(gfr *r, const gfr *a, const gfr *b) { gfr_mul_flags(r, a, b, 0, 0); }
 G16_HD void gfr_sqr(gfr *r, const gfr *a) { gfr_mul(r, a, a); }
 G16_HD void gfr_set_one(gfr *r)
 {
@@ -570,13 +566,7 @@ G16_HD void gfr_set_one(gfr *r)
     {0x00000002u, 0xfffffffeu, 0xfffcb7fdu, 0xa77b4805u, 0x1343b00au, 0x6673b010u, 0x533afa90u, 0xe7db4ea6u}
 
 /* r = a·b·2^-256 mod r, below 2r; a < r, b < 2r. */
-G16_HD void gfr_mul_lazy(gfr *r, const gfr *a, const gfr *b)
-{
-    const uint32_t m[8] = G16_GFR_MODULUS;
-    gfr t;
-    mont32_mul(t.l, a->l, b->l, m, G16_GFR_N0, 8, 1, 1);
-    *r = t;
-}
+G16_HD void gfr_mul_lazy(gfr *r, const gfr *a, const gfr *b) { gfr_mul_flags(r, a, b, 1, 1); }
 /* r = a + b mod 2r, for a, b < 2r: the sum (up to 4r) may carry out of 256 bits, so the
  * subtraction of 2r runs over a ninth digit. */
 G16_HD void gfr_add_lazy(gfr *r, const gfr *a, const gfr *b)
