@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Everything GPU in one device session (about 8 minutes of device time):
+# Everything GPU in one device session (about 9 minutes of device time):
 #   bash tools/gpu/all_device_run.sh prepare [build-dir]   # HERE: nvcc sm_90 build of every GPU test and
-#                                                          # benchmark and g16, staged with the shared
-#                                                          # libraries the device image lacks in <build-dir>/dev
-#   bash tools/gpu/all_device_run.sh run [dir]             # THERE (device tool, carry ["<build-dir>/dev"])
-# run: the GPU tests against the CPU (field, NTT up to 2^22, MSM up to 2^18, prover), memcheck of the
-# MSM at small sizes, bench_gpu_ntt, bench_gpu_msm and bench_gpu_prove, then racecheck of the MSM.
+#                                                          # benchmark and g16, stripped of host debug
+#                                                          # information, staged with the shared libraries
+#                                                          # the device image lacks in <build-dir>/dev and
+#                                                          # packed as <build-dir>/devpack/dev.tar.xz
+#   bash tools/gpu/all_device_run.sh run [dir|pack]        # THERE (device tool, carry ["<build-dir>/devpack"])
+# The pack keeps the carry under the tool's 64 MiB (the unpacked binaries are about 100 MB); `run`
+# unpacks it into /tmp. run: the GPU tests against the CPU (field, NTT up to 2^22, MSM up to 2^18,
+# prover), memcheck of the MSM and the NTT and racecheck of the NTT at small sizes, bench_gpu_ntt,
+# bench_gpu_msm and bench_gpu_prove, then racecheck of the MSM.
 # Environment: NTT_MAX (27), MSM_G1 (26), MSM_G2 (24), PROVE_MAX (26), PROVE_MIN (22), BATCH (2).
 # Results under $OUT (tests.log, sanitizer.log, bench_*.md / .log); a summary is printed last.
 set -u
@@ -17,17 +21,23 @@ prepare)
   cmake -S . -B "$B" -DG16_WERROR=ON -DG16_CUDA=ON >/dev/null
   cmake --build "$B" -j2 --target test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_prove bench_gpu_ntt \
     bench_gpu_msm bench_gpu_prove g16_cli
-  rm -rf "$B/dev" && mkdir -p "$B/dev/lib"
-  cp "$B"/test_gpu_field "$B"/test_gpu_ntt "$B"/test_gpu_msm "$B"/test_gpu_prove "$B"/bench_gpu_ntt \
-    "$B"/bench_gpu_msm "$B"/bench_gpu_prove "$B"/g16 "$B/dev/"
+  rm -rf "$B/dev" "$B/devpack" && mkdir -p "$B/dev/lib" "$B/devpack"
+  for p in test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_prove bench_gpu_ntt bench_gpu_msm bench_gpu_prove g16; do
+    strip --strip-debug -o "$B/dev/$p" "$B/$p"
+  done
   for lib in libcmocka.so.0 libgmp.so.10; do
     path=$(ldd "$B/test_gpu_prove" | awk -v l="$lib" '$1 == l {print $3}')
     [ -n "$path" ] && cp -L "$path" "$B/dev/lib/"
   done
-  du -sh "$B/dev"
+  tar -C "$B" -cJf "$B/devpack/dev.tar.xz" dev
+  du -sh "$B/dev" "$B/devpack"
   ;;
 run)
-  D=${2:-build-gpuall/dev}
+  D=${2:-build-gpuall/devpack}
+  [ -d "$D" ] && [ -f "$D/dev.tar.xz" ] && D=$D/dev.tar.xz
+  if [ -f "$D" ]; then
+    rm -rf /tmp/g16dev && mkdir -p /tmp/g16dev && tar -C /tmp/g16dev -xJf "$D" && D=/tmp/g16dev/dev
+  fi
   OUT=${OUT:-$PWD/gpu-out}
   mkdir -p "$OUT"
   export LD_LIBRARY_PATH="$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -48,6 +58,10 @@ run)
   step "test_gpu_prove" 120 tests.log "$D/test_gpu_prove"
   G16_GPU_TEST_MAX_LOG=9 step "memcheck test_gpu_msm (2^9)" 90 sanitizer.log \
     compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_msm"
+  G16_GPU_TEST_MAX_LOG=12 step "memcheck test_gpu_ntt (2^12)" 90 sanitizer.log \
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_ntt"
+  G16_GPU_TEST_MAX_LOG=11 step "racecheck test_gpu_ntt (2^11)" 120 sanitizer.log \
+    compute-sanitizer --tool racecheck --error-exitcode 9 "$D/test_gpu_ntt"
   step "bench_gpu_ntt ${NTT_MAX:-27}" 60 bench_ntt.log "$D/bench_gpu_ntt" "${NTT_MAX:-27}" 16 "$OUT/bench_ntt.md"
   step "bench_gpu_msm ${MSM_G1:-26} ${MSM_G2:-24}" 120 bench_msm.log "$D/bench_gpu_msm" "${MSM_G1:-26}" "${MSM_G2:-24}" "$OUT/bench_msm.md"
   step "bench_gpu_prove ${PROVE_MAX:-26} ${PROVE_MIN:-22}" 200 bench_prove.log "$D/bench_gpu_prove" "${PROVE_MAX:-26}" "${PROVE_MIN:-22}" bits "${BATCH:-2}"
