@@ -85,7 +85,13 @@ typedef struct {
     static void P##_sum(const void *in, void *o, uint64_t s, uint32_t gr, uint64_t t) { G##_sum_thread(in, o, s, gr, t); } \
     static void P##_ones(const uint32_t *bits, uint64_t nw, uint32_t Q, const void *b, void *o, uint64_t t)      \
     {                                                                                                            \
-        G##_ones_thread(bits, nw, Q, b, o, t);                                                                   \
+        /* both loops, without and with the prefetch: the same additions in the same order */                  \
+        G##_xyzz plain;                                                                                          \
+        G##_ones_thread(bits, nw, Q, b, o, t, 0);                                                                \
+        plain = ((G##_xyzz *)o)[t];                                                                              \
+        G##_ones_thread(bits, nw, Q, b, o, t, 1);                                                                \
+        if (memcmp(&plain, (G##_xyzz *)o + t, sizeof plain) != 0)                                                \
+            fail_msg("%s ones thread %llu: the prefetching loop differs", #G, (unsigned long long)t);           \
     }                                                                                                            \
     static void P##_fin(uint32_t nwin, uint32_t c, const void *W, const void *ones, void *o)                     \
     {                                                                                                            \

@@ -200,7 +200,12 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_sum(const void
         g1_sum_thread(in, out, seglen, MSM_SUM_GROUP, t);
 }
 
-/* The ones' sums: the mixed addition inline, as k_acc0 (G1: 3 blocks per SM, G2: 2). */
+/* The ones' sums: the mixed addition inline, as k_acc0 (G1: 3 blocks per SM, G2: 2).
+ * G16_MSM_ONES_PF = 1 prefetches the next base (msm_curve.cuh, ones_thread); not yet measured on
+ * the device, so off. */
+#ifndef G16_MSM_ONES_PF
+#define G16_MSM_ONES_PF 0
+#endif
 template <int G2> __global__ static void __launch_bounds__(TPB, G2 ? 2 : 3)
     k_ones(const uint32_t *bits, uint64_t nwords, uint32_t Q, const void *bases, void *out, uint64_t T)
 {
@@ -208,9 +213,9 @@ template <int G2> __global__ static void __launch_bounds__(TPB, G2 ? 2 : 3)
     if (t >= T)
         return;
     if constexpr (G2)
-        g2_ones_thread(bits, nwords, Q, bases, out, t);
+        g2_ones_thread(bits, nwords, Q, bases, out, t, G16_MSM_ONES_PF);
     else
-        g1_ones_thread(bits, nwords, Q, bases, out, t);
+        g1_ones_thread(bits, nwords, Q, bases, out, t, G16_MSM_ONES_PF);
 }
 
 template <int G2> __global__ static void k_final(uint32_t nwin, uint32_t c, const void *W, const void *ones, void *out)

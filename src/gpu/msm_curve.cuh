@@ -588,16 +588,49 @@ G16_HD void MSM_P(sum_thread)(const void *vin, void *vout, uint64_t seglen, uint
     out[t] = acc;
 }
 
+/* The next set bit of words [*wd, end) at or after the state (*wd, *m: the current word's bits
+ * not yet taken): its base index, or UINT64_MAX when there is none. */
+G16_HD uint64_t MSM_P(ones_next)(const uint32_t *bits, uint64_t end, uint64_t *wd, uint32_t *m)
+{
+    while (*m == 0) {
+        if (++*wd >= end)
+            return UINT64_MAX;
+        *m = bits[*wd];
+    }
+    int b = ctz32(*m);
+    *m &= *m - 1;
+    return *wd * 32 + (uint64_t)b;
+}
+
 /* The scalars equal to one: thread t adds the bases of the set bits of words [tQ, tQ + Q), with
  * the inline mixed addition (registers, as the level-0 accumulation; through the call, the
- * accumulator went through the stack at every product). */
+ * accumulator went through the stack at every product). With pf (a constant at every call:
+ * G16_MSM_ONES_PF in msm.cu, both ways in the host tests) the next base is prefetched into L2
+ * before the current addition, as level 0 does. */
 G16_HD void MSM_P(ones_thread)(const uint32_t *bits, uint64_t nwords, uint32_t Q, const void *vbases, void *vout,
-                               uint64_t t)
+                               uint64_t t, int pf)
 {
     const MSM_P(aff) *bases = (const MSM_P(aff) *)vbases;
     MSM_P(xyzz) *out = (MSM_P(xyzz) *)vout;
     MSM_P(xyzz) acc;
     MSM_P(set_inf)(&acc);
+    if (pf) {
+        uint64_t end = (t + 1) * Q < nwords ? (t + 1) * Q : nwords, wd = t * Q;
+        uint32_t m = wd < end ? bits[wd] : 0;
+        uint64_t i = wd < end ? MSM_P(ones_next)(bits, end, &wd, &m) : UINT64_MAX;
+        if (i != UINT64_MAX)
+            MSM_P(aff_prefetch)(&bases[i]);
+        while (i != UINT64_MAX) {
+            MSM_P(aff) pt;
+            MSM_P(aff_load)(&pt, &bases[i]);
+            i = MSM_P(ones_next)(bits, end, &wd, &m);
+            if (i != UINT64_MAX)
+                MSM_P(aff_prefetch)(&bases[i]);
+            MSM_P(madd_inl)(&acc, &pt, 0);
+        }
+        out[t] = acc;
+        return;
+    }
     for (uint64_t wd = t * Q; wd < nwords && wd < (t + 1) * Q; wd++) {
         uint32_t m = bits[wd];
         while (m) {
