@@ -1,20 +1,43 @@
 #!/usr/bin/env bash
-# Everything GPU in one device session (about 9 minutes of device time):
+# Everything GPU in one device session (about 8 minutes of device time):
 #   bash tools/gpu/all_device_run.sh prepare [build-dir]   # HERE: nvcc sm_90 build of every GPU test and
 #                                                          # benchmark and g16, stripped of host debug
 #                                                          # information, staged with the shared libraries
 #                                                          # the device image lacks in <build-dir>/dev and
 #                                                          # packed as <build-dir>/devpack/dev.tar.xz
 #   bash tools/gpu/all_device_run.sh run [dir|pack]        # THERE (device tool, carry ["<build-dir>/devpack"])
+#   bash tools/gpu/all_device_run.sh sanitize [dir|pack]   # THERE, another job: compute-sanitizer on every
+#                                                          # GPU test at small sizes
 # The pack keeps the carry under the tool's 64 MiB (the unpacked binaries are about 100 MB); `run`
 # unpacks it into /tmp. run: the GPU tests against the CPU (field, NTT up to 2^22, MSM up to 2^18,
-# prover), memcheck of the MSM and the NTT and racecheck of the NTT at small sizes, bench_gpu_ntt,
+# prover), memcheck of the MSM at small sizes, bench_gpu_ntt,
 # bench_gpu_msm and bench_gpu_prove, then racecheck of the MSM.
 # Environment: NTT_MAX (27), MSM_G1 (26), MSM_G2 (24), PROVE_MAX (26), PROVE_MIN (22), BATCH (2).
 # Results under $OUT (tests.log, sanitizer.log, bench_*.md / .log); a summary is printed last.
 set -u
 cd "$(dirname "$0")/../.."
 B=${2:-build-gpuall}
+# THERE: unpack the pack (or take a folder), set up $OUT and the step runner.
+setup() {
+  D=${1:-build-gpuall/devpack}
+  [ -d "$D" ] && [ -f "$D/dev.tar.xz" ] && D=$D/dev.tar.xz
+  if [ -f "$D" ]; then
+    rm -rf /tmp/g16dev && mkdir -p /tmp/g16dev && tar -C /tmp/g16dev -xJf "$D" && D=/tmp/g16dev/dev
+  fi
+  OUT=${OUT:-$PWD/gpu-out}
+  mkdir -p "$OUT"
+  export LD_LIBRARY_PATH="$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  summary=()
+}
+step() { # step NAME LIMIT_S LOG CMD...: runs CMD with a time limit, appends to LOG, records exit and time
+  local name=$1 limit=$2 log=$3 start r
+  shift 3
+  start=$(date +%s)
+  echo "==== $name" >>"$OUT/$log"
+  timeout "$limit" "$@" >>"$OUT/$log" 2>&1
+  r=$?
+  summary+=("$name: exit $r in $(($(date +%s) - start)) s")
+}
 case "${1:-}" in
 prepare)
   set -e
@@ -33,24 +56,7 @@ prepare)
   du -sh "$B/dev" "$B/devpack"
   ;;
 run)
-  D=${2:-build-gpuall/devpack}
-  [ -d "$D" ] && [ -f "$D/dev.tar.xz" ] && D=$D/dev.tar.xz
-  if [ -f "$D" ]; then
-    rm -rf /tmp/g16dev && mkdir -p /tmp/g16dev && tar -C /tmp/g16dev -xJf "$D" && D=/tmp/g16dev/dev
-  fi
-  OUT=${OUT:-$PWD/gpu-out}
-  mkdir -p "$OUT"
-  export LD_LIBRARY_PATH="$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  summary=()
-  step() { # step NAME LIMIT_S LOG CMD...: runs CMD with a time limit, appends to LOG, records exit and time
-    local name=$1 limit=$2 log=$3 start r
-    shift 3
-    start=$(date +%s)
-    echo "==== $name" >>"$OUT/$log"
-    timeout "$limit" "$@" >>"$OUT/$log" 2>&1
-    r=$?
-    summary+=("$name: exit $r in $(($(date +%s) - start)) s")
-  }
+  setup "${2:-}"
   nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv >"$OUT/device.txt" 2>&1
   G16_GPU_TEST_MAX_LOG=22 step "test_gpu_field" 60 tests.log "$D/test_gpu_field"
   G16_GPU_TEST_MAX_LOG=22 step "test_gpu_ntt (2^22)" 90 tests.log "$D/test_gpu_ntt"
@@ -58,10 +64,6 @@ run)
   step "test_gpu_prove" 120 tests.log "$D/test_gpu_prove"
   G16_GPU_TEST_MAX_LOG=9 step "memcheck test_gpu_msm (2^9)" 90 sanitizer.log \
     compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_msm"
-  G16_GPU_TEST_MAX_LOG=12 step "memcheck test_gpu_ntt (2^12)" 90 sanitizer.log \
-    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_ntt"
-  G16_GPU_TEST_MAX_LOG=11 step "racecheck test_gpu_ntt (2^11)" 120 sanitizer.log \
-    compute-sanitizer --tool racecheck --error-exitcode 9 "$D/test_gpu_ntt"
   step "bench_gpu_ntt ${NTT_MAX:-27}" 60 bench_ntt.log "$D/bench_gpu_ntt" "${NTT_MAX:-27}" 16 "$OUT/bench_ntt.md"
   step "bench_gpu_msm ${MSM_G1:-26} ${MSM_G2:-24}" 120 bench_msm.log "$D/bench_gpu_msm" "${MSM_G1:-26}" "${MSM_G2:-24}" "$OUT/bench_msm.md"
   step "bench_gpu_prove ${PROVE_MAX:-26} ${PROVE_MIN:-22}" 200 bench_prove.log "$D/bench_gpu_prove" "${PROVE_MAX:-26}" "${PROVE_MIN:-22}" bits "${BATCH:-2}"
@@ -74,8 +76,24 @@ run)
   grep "^|" "$OUT/bench_prove.log" 2>/dev/null
   printf '%s\n' "${summary[@]}"
   ;;
+sanitize)
+  # compute-sanitizer on every GPU test at small sizes (a separate job: it does not fit beside run's)
+  setup "${2:-}"
+  G16_GPU_TEST_MAX_LOG=12 step "memcheck test_gpu_field" 90 sanitizer.log \
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_field"
+  G16_GPU_TEST_MAX_LOG=12 step "memcheck test_gpu_ntt (2^12)" 90 sanitizer.log \
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_ntt"
+  G16_GPU_TEST_MAX_LOG=11 step "racecheck test_gpu_ntt (2^11)" 120 sanitizer.log \
+    compute-sanitizer --tool racecheck --error-exitcode 9 "$D/test_gpu_ntt"
+  G16_GPU_TEST_MAX_LOG=9 step "memcheck test_gpu_msm (2^9)" 90 sanitizer.log \
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_msm"
+  G16_GPU_TEST_LEAK_BATCHES=1 step "memcheck test_gpu_prove" 240 sanitizer.log \
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_prove"
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|Invalid|hazard|PASSED|FAILED" "$OUT/sanitizer.log" | head -30
+  printf '%s\n' "${summary[@]}"
+  ;;
 *)
-  echo "usage: $0 prepare [build-dir] | run [dir]" >&2
+  echo "usage: $0 prepare [build-dir] | run [dir|pack] | sanitize [dir|pack]" >&2
   exit 2
   ;;
 esac
