@@ -553,6 +553,71 @@ static void test_dev_bench_kernels(void **state)
     g16__gpu_close(g);
 }
 
+/* The scratch pool (gpu.h): two contexts on one device share it; its idle bytes count as free;
+ * memory it holds idle goes back to the driver when a plain allocation needs it (without the
+ * trim-and-retry, the cudaMalloc below fails); asking for more than the device has is
+ * G16_ERR_NOMEM, not a device error. */
+static void test_dev_scratch_pool(void **state)
+{
+    (void)state;
+    g16__gpu *g1 = dev_open_or_skip(), *g2 = NULL;
+    g16_error err = {0, ""};
+    size_t free0 = 0, free1 = 0, total = 0;
+    assert_int_equal(g16__gpu_open(&g2, 0, &err), G16_OK);
+    assert_int_equal(g16__gpu_mem_info(g1, &free0, &total, &err), G16_OK);
+    /* a scratch buffer holds what is written into it */
+    size_t n = (size_t)1 << 20;
+    uint64_t *h = malloc(n * 8), *back = malloc(n * 8);
+    assert_true(h && back);
+    for (size_t i = 0; i < n; i++)
+        h[i] = i * 0x9e3779b97f4a7c15ull + 1;
+    memset(back, 0xa5, n * 8);
+    void *d = NULL;
+    if (g16__gpu_scratch_alloc(g1, &d, n * 8, "test scratch", &err) != G16_OK)
+        fail_msg("scratch alloc: %s", err.msg);
+    assert_int_equal(g16__gpu_upload(g1, d, h, n * 8, &err), G16_OK);
+    assert_int_equal(g16__gpu_download(g1, back, d, n * 8, &err), G16_OK);
+    assert_int_equal(g16__gpu_sync(g1, &err), G16_OK);
+    assert_memory_equal(h, back, n * 8);
+    g16__gpu_scratch_free(g1, d);
+    /* most of the device in g1's scratch, freed: idle in the pool, still counted as free */
+    size_t big = free0 / 10 * 6;
+    if (g16__gpu_scratch_alloc(g1, &d, big, "test scratch (large)", &err) != G16_OK)
+        fail_msg("scratch alloc of %zu bytes: %s", big, err.msg);
+    g16__gpu_scratch_free(g1, d);
+    assert_int_equal(g16__gpu_sync(g1, &err), G16_OK);
+    assert_int_equal(g16__gpu_mem_info(g2, &free1, &total, &err), G16_OK);
+    printf("  free %zu bytes before, %zu with %zu idle in the pool\n", free0, free1, big);
+    assert_true(free1 + ((size_t)64 << 20) >= free0 && free1 <= free0 + ((size_t)64 << 20));
+    /* a plain allocation in the other context that only fits with the pool's idle memory */
+    if (g16__gpu_alloc(g2, &d, big, "test buffer (large)", &err) != G16_OK)
+        fail_msg("alloc of %zu bytes beside %zu idle in the pool: %s", big, big, err.msg);
+    g16__gpu_free(g2, d);
+    /* more than the device has */
+    g16_status st = g16__gpu_scratch_alloc(g1, &d, total + ((size_t)1 << 30), "test scratch (too large)", &err);
+    assert_int_equal(st, G16_ERR_NOMEM);
+    assert_null(d);
+    assert_non_null(strstr(err.msg, "out of device memory"));
+    assert_non_null(strstr(err.msg, "test scratch (too large)"));
+    printf("  %s\n", err.msg);
+    st = g16__gpu_alloc(g2, &d, total + ((size_t)1 << 30), "test buffer (too large)", &err);
+    assert_int_equal(st, G16_ERR_NOMEM);
+    assert_null(d);
+    /* both contexts still work */
+    assert_int_equal(g16__gpu_scratch_alloc(g2, &d, n * 8, "test scratch", &err), G16_OK);
+    g16__gpu_scratch_free(g2, d);
+    assert_int_equal(g16__gpu_sync(g2, &err), G16_OK);
+    g16__gpu_close(g2);
+    g16__gpu_close(g1);
+    /* the last context closed destroyed the pool: a new one starts empty */
+    assert_int_equal(g16__gpu_open(&g1, 0, &err), G16_OK);
+    assert_int_equal(g16__gpu_mem_info(g1, &free1, &total, &err), G16_OK);
+    assert_true(free1 + ((size_t)64 << 20) >= free0);
+    g16__gpu_close(g1);
+    free(h);
+    free(back);
+}
+
 int main(void)
 {
     tu_seed("test_gpu_field");
@@ -563,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_host_inv),   cmocka_unit_test(test_dev_fr),
         cmocka_unit_test(test_dev_fp),
         cmocka_unit_test(test_dev_bench_kernels),
+        cmocka_unit_test(test_dev_scratch_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

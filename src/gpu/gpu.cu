@@ -1,4 +1,6 @@
 /* Devices, contexts, memory and errors of the CUDA backend (see gpu.h). */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,91 @@ g16_status g16__gpu_cuda_error(g16_error *err, cudaError_t code, const char *exp
     g16_status st = is_no_device(code) ? G16_ERR_NO_DEVICE : G16_ERR_DEVICE;
     return g16__error(err, st, "gpu: %s@%s:%d: %s (%s)", expr, short_path(file), line, cudaGetErrorName(code),
                       cudaGetErrorString(code));
+}
+
+/* ---------------------------------------------------------------- scratch pools
+ *
+ * One stream-ordered memory pool per device, shared by the process's contexts on it (reference
+ * counted): scratch freed by one MSM is taken by the next without a cudaFree / cudaMalloc pair.
+ * cudaFree waits for the device and takes ~0.63 ms per GB on the H200 (20 ms for 32 GB); freeing
+ * and reallocating the MSM scratch of each query cost ~25-50 ms per 2^25 proof (bench/RESULTS.md,
+ * 2026-12-03, tenth session). The pool keeps what it was given (release threshold: all), so
+ * g16__gpu_mem_info counts its idle bytes as free, and an allocation that fails gives the idle
+ * bytes back to the driver (trim) and tries once more. Closing a context trims the pool; the last
+ * context on the device destroys it. */
+#define POOL_DEVICES 64
+
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    cudaMemPool_t pool;
+    int refs;
+} pools[POOL_DEVICES];
+
+static g16_status pool_acquire(g16__gpu *g, g16_error *err)
+{
+    g16_status st = G16_OK;
+    int dev = g->device;
+    if (dev >= POOL_DEVICES)
+        return g16__error(err, G16_ERR_UNSUPPORTED, "gpu: device index %d (at most %d devices)", dev, POOL_DEVICES);
+    pthread_mutex_lock(&pool_mu);
+    if (pools[dev].refs == 0) {
+        cudaMemPoolProps props;
+        uint64_t keep = UINT64_MAX;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = dev;
+        G16_CU(cudaMemPoolCreate(&pools[dev].pool, &props));
+        {
+            cudaError_t e = cudaMemPoolSetAttribute(pools[dev].pool, cudaMemPoolAttrReleaseThreshold, &keep);
+            if (e != cudaSuccess) {
+                cudaMemPoolDestroy(pools[dev].pool);
+                pools[dev].pool = NULL;
+                G16_CU(e);
+            }
+        }
+    }
+    pools[dev].refs++;
+    g->pool = pools[dev].pool;
+cleanup:
+    pthread_mutex_unlock(&pool_mu);
+    return st;
+}
+
+/* Gives the pool's idle memory back to the driver (frees already observed: the caller has
+ * synchronized the streams that freed). */
+static void pool_trim(g16__gpu *g)
+{
+    if (g->pool)
+        (void)cudaMemPoolTrimTo(g->pool, 0);
+    (void)cudaGetLastError();
+}
+
+static void pool_release(g16__gpu *g)
+{
+    if (!g->pool)
+        return;
+    pthread_mutex_lock(&pool_mu);
+    pool_trim(g);
+    if (--pools[g->device].refs == 0) {
+        (void)cudaMemPoolDestroy(pools[g->device].pool);
+        (void)cudaGetLastError();
+        pools[g->device].pool = NULL;
+    }
+    g->pool = NULL;
+    pthread_mutex_unlock(&pool_mu);
+}
+
+/* Bytes the pool holds but no allocation uses. */
+static size_t pool_idle(const g16__gpu *g)
+{
+    uint64_t reserved = 0, used = 0;
+    if (!g->pool || cudaMemPoolGetAttribute(g->pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
+        cudaMemPoolGetAttribute(g->pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return reserved > used ? (size_t)(reserved - used) : 0;
 }
 
 extern "C" int g16__gpu_compiled(void) { return 1; }
@@ -128,6 +215,9 @@ extern "C" g16_status g16__gpu_open(g16__gpu **out, int device, g16_error *err)
     G16_CU(cudaEventCreate(&g->ev_stop));
     G16_CU(cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking));
     G16_CU(cudaEventCreateWithFlags(&g->side_done, cudaEventDisableTiming));
+    st = pool_acquire(g, err);
+    if (st != G16_OK)
+        goto cleanup;
     st = probe(g, err);
     if (st != G16_OK)
         goto cleanup;
@@ -157,6 +247,7 @@ extern "C" void g16__gpu_close(g16__gpu *g)
         cudaEventDestroy(g->ev_stop);
     if (g->stream)
         cudaStreamDestroy(g->stream);
+    pool_release(g);
     (void)cudaGetLastError();
     free(g);
 }
@@ -202,6 +293,7 @@ extern "C" g16_status g16__gpu_mem_info(g16__gpu *g, size_t *free_bytes, size_t 
     size_t f = 0, t = 0;
     G16_CU(cudaSetDevice(g->device));
     G16_CU(cudaMemGetInfo(&f, &t));
+    f += pool_idle(g);
 cleanup:
     if (free_bytes)
         *free_bytes = f;
@@ -210,18 +302,67 @@ cleanup:
     return st;
 }
 
-extern "C" g16_status g16__gpu_alloc(g16__gpu *g, void **dev, size_t bytes, const char *what, g16_error *err)
+/* One more try for an allocation that found no memory: the streams synchronized (so that their
+ * pool frees are observed), the pool's idle memory given back to the driver. Any other error is
+ * the caller's to report. */
+static int retry_after_trim(g16__gpu *g, cudaError_t e)
+{
+    if (e != cudaErrorMemoryAllocation)
+        return 0;
+    (void)cudaGetLastError();
+    (void)cudaStreamSynchronize(g->stream);
+    (void)cudaStreamSynchronize(g->side);
+    pool_trim(g);
+    return 1;
+}
+
+/* The error of an allocation that failed: no memory is G16_ERR_NOMEM with the bytes asked and
+ * free; anything else the CUDA error of `expr`. */
+static g16_status alloc_error(g16__gpu *g, cudaError_t e, const char *expr, const char *what, size_t bytes,
+                              g16_error *err)
+{
+    g16_status st;
+    if (e == cudaErrorMemoryAllocation) {
+        size_t f = 0, t = 0;
+        (void)cudaGetLastError();
+        (void)g16__gpu_mem_info(g, &f, &t, NULL);
+        st = g16__error(err, G16_ERR_NOMEM, "gpu: %s: out of device memory (%zu bytes free of %zu)", expr, f, t);
+    } else {
+        st = g16__gpu_cuda_error(err, e, expr, __FILE__, __LINE__);
+    }
+    g16__error_prefix(err, "allocating %s (%zu bytes): ", what ? what : "a buffer", bytes);
+    return st;
+}
+
+/* A buffer from the driver (scratch = 0) or from the pool on the stream (scratch = 1), with one
+ * more try after a trim when there was no memory. */
+static cudaError_t try_alloc(g16__gpu *g, void **dev, size_t bytes, int scratch)
+{
+    return scratch ? cudaMallocFromPoolAsync(dev, bytes ? bytes : 1, g->pool, g->stream) : cudaMalloc(dev, bytes ? bytes : 1);
+}
+
+static g16_status alloc_any(g16__gpu *g, void **dev, size_t bytes, const char *what, int scratch, g16_error *err)
 {
     g16_status st = G16_OK;
+    cudaError_t e;
     *dev = NULL;
     G16_CU(cudaSetDevice(g->device));
-    G16_CU(cudaMalloc(dev, bytes ? bytes : 1));
-cleanup:
-    if (st != G16_OK) {
+    e = try_alloc(g, dev, bytes, scratch);
+    if (retry_after_trim(g, e))
+        e = try_alloc(g, dev, bytes, scratch);
+    if (e != cudaSuccess) {
         *dev = NULL;
-        g16__error_prefix(err, "allocating %s (%zu bytes): ", what ? what : "a buffer", bytes);
+        return alloc_error(g, e, scratch ? "cudaMallocFromPoolAsync" : "cudaMalloc", what, bytes, err);
     }
+cleanup:
+    if (st != G16_OK)
+        g16__error_prefix(err, "allocating %s (%zu bytes): ", what ? what : "a buffer", bytes);
     return st;
+}
+
+extern "C" g16_status g16__gpu_alloc(g16__gpu *g, void **dev, size_t bytes, const char *what, g16_error *err)
+{
+    return alloc_any(g, dev, bytes, what, 0, err);
 }
 
 extern "C" void g16__gpu_free(g16__gpu *g, void *dev)
@@ -230,6 +371,20 @@ extern "C" void g16__gpu_free(g16__gpu *g, void *dev)
         return;
     cudaSetDevice(g->device);
     cudaFree(dev); /* synchronizes with the device */
+}
+
+extern "C" g16_status g16__gpu_scratch_alloc(g16__gpu *g, void **dev, size_t bytes, const char *what, g16_error *err)
+{
+    return alloc_any(g, dev, bytes, what, 1, err);
+}
+
+extern "C" void g16__gpu_scratch_free(g16__gpu *g, void *dev)
+{
+    if (!dev)
+        return;
+    cudaSetDevice(g->device);
+    (void)cudaFreeAsync(dev, g->stream);
+    (void)cudaGetLastError();
 }
 
 extern "C" g16_status g16__gpu_host_alloc(void **host, size_t bytes, g16_error *err)

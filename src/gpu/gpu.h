@@ -79,6 +79,8 @@ g16_status g16__gpu_timer_stop(g16__gpu *g, double *ms, g16_error *err);
 
 /* ---------------------------------------------------------------- memory */
 
+/* Free and total device memory; free includes the scratch pool's idle bytes (which an allocation
+ * gets back, see g16__gpu_scratch_alloc). */
 g16_status g16__gpu_mem_info(g16__gpu *g, size_t *free_bytes, size_t *total_bytes, g16_error *err);
 
 /* A memory plan: the device buffers a piece of work needs, computed before any allocation so
@@ -103,9 +105,17 @@ void g16__gpu_plan_format(const g16__gpu_plan *p, char *buf, size_t len);
 #define G16__GPU_RESERVE ((size_t)256 << 20)
 g16_status g16__gpu_plan_check(g16__gpu *g, const g16__gpu_plan *p, g16_error *err);
 
-/* Device buffers (cudaMalloc; aligned to at least 256 bytes). `what` names the buffer in errors. */
+/* Device buffers (cudaMalloc; aligned to at least 256 bytes). `what` names the buffer in errors;
+ * no memory gives G16_ERR_NOMEM (after the scratch pool's idle memory was given back). */
 g16_status g16__gpu_alloc(g16__gpu *g, void **dev, size_t bytes, const char *what, g16_error *err);
-void g16__gpu_free(g16__gpu *g, void *dev); /* NULL is a no-op; waits for the stream first */
+void g16__gpu_free(g16__gpu *g, void *dev); /* NULL is a no-op; waits for the device first */
+/* Scratch buffers, stream-ordered on the context's stream (cudaMallocFromPoolAsync from the
+ * device's pool, shared by its contexts): usable by work enqueued on the stream after the call;
+ * g16__gpu_scratch_free returns at once and the memory goes back to the pool when the stream gets
+ * there, for the next scratch allocation to take without the driver. For buffers that come and go
+ * with each run (the MSM's); g16__gpu_mem_info counts the pool's idle bytes as free. */
+g16_status g16__gpu_scratch_alloc(g16__gpu *g, void **dev, size_t bytes, const char *what, g16_error *err);
+void g16__gpu_scratch_free(g16__gpu *g, void *dev); /* NULL is a no-op; never waits */
 /* Page-locked host memory (fast, asynchronous copies). */
 g16_status g16__gpu_host_alloc(void **host, size_t bytes, g16_error *err);
 void g16__gpu_host_free(void *host);

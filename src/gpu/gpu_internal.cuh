@@ -25,6 +25,7 @@ struct g16__gpu {
     cudaEvent_t ev_start, ev_stop;
     cudaStream_t side;       /* copies that overlap the stream's kernels (g16__gpu_upload_side) */
     cudaEvent_t side_done;   /* recorded on side after each such copy */
+    cudaMemPool_t pool;      /* the device's scratch pool (gpu.cu: shared by the device's contexts) */
     g16__gpu_info info;
 };
 

@@ -60,6 +60,13 @@ g16_status g16__gpu_alloc(g16__gpu *g, void **dev, size_t bytes, const char *wha
 
 void g16__gpu_free(g16__gpu *g, void *dev) { (void)g, (void)dev; }
 
+g16_status g16__gpu_scratch_alloc(g16__gpu *g, void **dev, size_t bytes, const char *what, g16_error *err)
+{
+    return g16__gpu_alloc(g, dev, bytes, what, err);
+}
+
+void g16__gpu_scratch_free(g16__gpu *g, void *dev) { (void)g, (void)dev; }
+
 g16_status g16__gpu_host_alloc(void **host, size_t bytes, g16_error *err)
 {
     (void)bytes;

@@ -677,9 +677,9 @@ extern "C" void g16__gpu_msm_release_scratch(g16__gpu_msm *m)
 {
     if (!m)
         return;
-    g16__gpu_free(m->g, m->fixed_mem);
-    g16__gpu_free(m->g, m->pip_mem);
-    g16__gpu_free(m->g, m->res);
+    g16__gpu_scratch_free(m->g, m->fixed_mem);
+    g16__gpu_scratch_free(m->g, m->pip_mem);
+    g16__gpu_scratch_free(m->g, m->res);
     m->fixed_mem = m->pip_mem = m->res = NULL;
     m->res_cap = 0;
     memset(&m->f, 0, sizeof m->f);
@@ -692,9 +692,9 @@ extern "C" void g16__gpu_msm_destroy(g16__gpu_msm *m)
         return;
     g16__gpu_free(m->g, m->bases);
     g16__gpu_free(m->g, m->inf_bits);
-    g16__gpu_free(m->g, m->fixed_mem);
-    g16__gpu_free(m->g, m->pip_mem);
-    g16__gpu_free(m->g, m->res);
+    g16__gpu_scratch_free(m->g, m->fixed_mem);
+    g16__gpu_scratch_free(m->g, m->pip_mem);
+    g16__gpu_scratch_free(m->g, m->res);
     free(m);
 }
 
@@ -723,7 +723,9 @@ static uint32_t lanes_for(const g16__gpu_msm *m, const g16__gpu_msm_opts *o)
     return o && o->lanes ? o->lanes : m->lanes;
 }
 
-/* Carves `count` buffers of the given sizes out of one allocation. */
+/* Carves `count` buffers of the given sizes out of one scratch allocation (the device's pool:
+ * stream-ordered, so a handle's scratch freed after its run is the next handle's without a
+ * cudaFree / cudaMalloc pair). */
 static g16_status arena(g16__gpu *g, void **mem, void **ptrs[], const size_t sizes[], const char *const what[],
                         int count, const char *name, g16_error *err)
 {
@@ -738,7 +740,7 @@ static g16_status arena(g16__gpu *g, void **mem, void **ptrs[], const size_t siz
     st = g16__gpu_plan_check(g, &plan, err);
     if (st != G16_OK)
         return st;
-    st = g16__gpu_alloc(g, mem, total, name, err);
+    st = g16__gpu_scratch_alloc(g, mem, total, name, err);
     if (st != G16_OK)
         return st;
     char *p = (char *)*mem;
@@ -755,10 +757,10 @@ static g16_status fixed_alloc(run_ctx *x, size_t nsets, g16_error *err)
     size_t n = x->m->n, words = (n + 31) / 32, xs = xyzz_size(x->m->g2);
     fixed_bufs *f = x->f;
     if (nsets > x->m->res_cap) {
-        g16__gpu_free(x->g, x->m->res);
+        g16__gpu_scratch_free(x->g, x->m->res);
         x->m->res = NULL;
         x->m->res_cap = 0;
-        st = g16__gpu_alloc(x->g, &x->m->res, nsets * xs, "MSM results", err);
+        st = g16__gpu_scratch_alloc(x->g, &x->m->res, nsets * xs, "MSM results", err);
         if (st != G16_OK)
             goto cleanup;
         x->m->res_cap = nsets;
@@ -804,7 +806,7 @@ static g16_status pip_alloc(run_ctx *x, const pip_sizes *z, g16_error *err)
     g16_status st = G16_OK;
     pip_bufs *p = x->p;
     size_t xs = xyzz_size(x->m->g2), fs = x->m->g2 ? sizeof(gfp2) : sizeof(gfp);
-    g16__gpu_free(x->g, x->m->pip_mem);
+    g16__gpu_scratch_free(x->g, x->m->pip_mem);
     x->m->pip_mem = NULL;
     memset(p, 0, sizeof *p);
     {

@@ -60,7 +60,7 @@ run)
   nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv >"$OUT/device.txt" 2>&1
   G16_GPU_TEST_MAX_LOG=22 step "test_gpu_field" 60 tests.log "$D/test_gpu_field"
   G16_GPU_TEST_MAX_LOG=22 step "test_gpu_ntt (2^22)" 90 tests.log "$D/test_gpu_ntt"
-  G16_GPU_TEST_MAX_LOG=18 step "test_gpu_msm (2^18)" 90 tests.log "$D/test_gpu_msm"
+  G16_GPU_TEST_MAX_LOG=18 step "test_gpu_msm (2^18)" 240 tests.log "$D/test_gpu_msm"
   step "test_gpu_prove" 120 tests.log "$D/test_gpu_prove"
   G16_GPU_TEST_MAX_LOG=9 step "memcheck test_gpu_msm (2^9)" 90 sanitizer.log \
     compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_msm"
