@@ -206,13 +206,13 @@ static void one_size(bench *b, int g2, unsigned log_n)
             die("msm (phases)", &err);
         double phh[G16__GPU_MSM_PH_COUNT] = {0}, th = now_ms();
         memset(&o, 0, sizeof o);
-        o.final_host = 1;
+        o.final_device = 1;
         o.phase_ms = phh;
         if (run(m, g2, r2, b->A, &o, &err) != G16_OK)
-            die("msm (host final)", &err);
+            die("msm (device final)", &err);
         th = now_ms() - th;
         if (memcmp(r1, r2, g2 ? sizeof(g16_p2) : sizeof(g16_p1)) != 0) {
-            fprintf(stderr, "bench_gpu_msm: G%d 2^%u: host final differs from the device's\n", g2 + 1, log_n);
+            fprintf(stderr, "bench_gpu_msm: G%d 2^%u: device final differs from the host's\n", g2 + 1, log_n);
             exit(1);
         }
         /* linearity */
@@ -279,7 +279,7 @@ int main(int argc, char **argv)
     bench_emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms\n\n", info.name, info.sm_count,
                (double)info.total_bytes / (1 << 30), date);
     bench_emit("| group | n | scalars | window | time | sppark (speed-up) | IMAD floor | time / floor | upload | "
-               "classify | ones | digits | sort | accumulate | reduce | final | final on host (its run) |\n");
+               "classify | ones | digits | sort | accumulate | reduce | final | final on device (its run) |\n");
     bench_emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     /* the largest G1 size last: the others are reported even if a run is cut short */
     for (unsigned k = 16; k <= g1_max && k <= 24; k += 2)

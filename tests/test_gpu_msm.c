@@ -710,7 +710,7 @@ static void test_dev_edges(void **state)
             o.window = 2 + (unsigned)(kind % 6);
             o.threads0 = 1 + (uint64_t)kind * 37;
             o.carry_per = 4 + (unsigned)(kind % 3);
-            o.final_host = kind % 2;
+            o.final_device = kind % 2;
             dev_check(g, G, bases, k, n, (input_kind)kind, &o);
             /* the same shapes with the batch-affine level 0 (each special case through the lanes) */
             o.lanes = 2 + (unsigned)(kind % 7);
@@ -744,7 +744,7 @@ static void test_dev_batch(void **state)
             tu_rand_fr(&k[i]);
         for (size_t i = 2 * n; i < 3 * n; i += 3)
             g16__fr_set_zero(&k[i]);
-        char got[3 * sizeof(g16_p2)], got_host[3 * sizeof(g16_p2)], want[sizeof(g16_p2)];
+        char got[3 * sizeof(g16_p2)], got_dev[3 * sizeof(g16_p2)], want[sizeof(g16_p2)];
         g16__gpu_msm *m = NULL;
         double ph[G16__GPU_MSM_PH_COUNT] = {0};
         uint64_t others[3] = {0};
@@ -776,11 +776,11 @@ static void test_dev_batch(void **state)
         }
         assert_true(others[0] > n / 5 && others[0] < n / 2 && others[1] == n);
         memset(&o, 0, sizeof o);
-        o.final_host = 1;
-        if (G->run(m, got_host, k, nsets, &o, &err) != G16_OK)
-            fail_msg("%s batch (host final): %s", G->name, err.msg);
+        o.final_device = 1;
+        if (G->run(m, got_dev, k, nsets, &o, &err) != G16_OK)
+            fail_msg("%s batch (device final): %s", G->name, err.msg);
         for (size_t s = 0; s < nsets; s++)
-            expect_same(G, RES(got_host, s), RES(got, s), "batch (host final)", n, IN_RANDOM, 0);
+            expect_same(G, RES(got_dev, s), RES(got, s), "batch (device final)", n, IN_RANDOM, 0);
         {
             /* scalars already on the device (the prover's H): the same result as from the host */
             void *dk = NULL;

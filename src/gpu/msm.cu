@@ -1057,7 +1057,7 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
     st = mark(x, G16__GPU_MSM_PH_FINAL, err);
     if (st != G16_OK)
         goto cleanup;
-    if (o && o->final_host) {
+    if (!(o && o->final_device)) {
         /* the window sums and the ones' sum to the host, combined there (hres + set) */
         char hw[(256 / 2 + 1) * sizeof(g2_xyzz)];
         uint32_t nwin = count > 0 ? pl.nwin : 0;
@@ -1167,7 +1167,7 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
                 goto cleanup;
         }
     }
-    if (!(o && o->final_host)) {
+    if (o && o->final_device) {
         G16_CU(cudaMemcpyAsync(hres, m->res, nsets * xs, cudaMemcpyDeviceToHost, x.s));
         G16_CU(cudaStreamSynchronize(x.s));
     }

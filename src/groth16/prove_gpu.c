@@ -731,7 +731,6 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
     g16_status st = G16_OK;
     g16__gpu_msm_opts o;
     memset(&o, 0, sizeof o);
-    o.final_host = 1;
     o.device_scalars = 1; /* H, the witness and the compacted scalars all live on the device */
     if (!gp->resident) {
         /* this chunk (uploaded while the previous one ran), then the next one's upload */
