@@ -5,7 +5,10 @@
  *
  * Time: wall clock of g16__gpu_msm_run_p1/p2 for one scalar set (upload, classification with
  * its count download, Pippenger, result download and normalization), median of 3 runs after
- * a warm-up run that allocates the scratch memory. Phases: CUDA events of one more run.
+ * a warm-up run that allocates the scratch memory. Phases: CUDA events of one more run (msm_gpu.h;
+ * with G16_BENCH_UPLOAD_CHUNKS=k the scalars above 2^18 points cross PCIe in up to k chunks,
+ * "upload" is then the first chunk's and "classify, ones" the rest of the upload with each
+ * chunk's classification and ones' sums).
  * Checks at every size and kind: linearity, MSM(a) + MSM(b) = MSM(a + b) on the device; at 2^16
  * (and 2^20 in G1) the Filecoin-like result against the CPU MSM on the downloaded bases.
  *
@@ -126,10 +129,19 @@ typedef struct {
     g16_fr *A, *B; /* page-locked, max n each */
 } bench;
 
+/* G16_BENCH_UPLOAD_CHUNKS=k: every run with opts.upload_chunks = k (msm_gpu.h) */
+static unsigned upload_chunks;
+
 static g16_status run(g16__gpu_msm *m, int g2, void *out, const g16_fr *k, const g16__gpu_msm_opts *o,
                       g16_error *err)
 {
-    return g2 ? g16__gpu_msm_run_p2(m, out, k, 1, o, err) : g16__gpu_msm_run_p1(m, out, k, 1, o, err);
+    g16__gpu_msm_opts oo;
+    if (o)
+        oo = *o;
+    else
+        memset(&oo, 0, sizeof oo);
+    oo.upload_chunks = upload_chunks;
+    return g2 ? g16__gpu_msm_run_p2(m, out, k, 1, &oo, err) : g16__gpu_msm_run_p1(m, out, k, 1, &oo, err);
 }
 
 /* out3 == out1 + out2 */
@@ -252,6 +264,8 @@ int main(int argc, char **argv)
     g16_error err = {0, ""};
     bench b;
     memset(&b, 0, sizeof b);
+    if (getenv("G16_BENCH_UPLOAD_CHUNKS"))
+        upload_chunks = (unsigned)atoi(getenv("G16_BENCH_UPLOAD_CHUNKS"));
     if (argc > 3) {
         *bench_md() = fopen(argv[3], "w");
         if (!*bench_md()) {
@@ -276,10 +290,12 @@ int main(int argc, char **argv)
     time_t now = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-    bench_emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms\n\n", info.name, info.sm_count,
-               (double)info.total_bytes / (1 << 30), date);
+    bench_emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms; scalar upload in %u chunk(s) at most "
+               "(G16_BENCH_UPLOAD_CHUNKS)\n\n",
+               info.name, info.sm_count, (double)info.total_bytes / (1 << 30), date,
+               upload_chunks > 1 ? upload_chunks : 1);
     bench_emit("| group | n | scalars | window | time | sppark (speed-up) | IMAD floor | time / floor | upload | "
-               "classify | ones | digits | sort | accumulate | reduce | final | final on device (its run) |\n");
+               "classify, ones | ones sum | digits | sort | accumulate | reduce | final | final on device (its run) |\n");
     bench_emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     /* the largest G1 size last: the others are reported even if a run is cut short */
     for (unsigned k = 16; k <= g1_max && k <= 24; k += 2)

@@ -724,6 +724,76 @@ static void test_dev_edges(void **state)
     g16__gpu_close(g);
 }
 
+/* opts.upload_chunks: host scalars above 2^18 points cross PCIe in chunks (msm.cu,
+ * classify_ones: each chunk is classified and its ones summed behind its upload, the last chunk
+ * shorter). Against the CPU: two sets in one call in up to 8 chunks with the final on the device
+ * (nothing synchronizes the sets then, so the second set's upload must wait for the first set's
+ * reads of the scalar buffer), each set alone in up to 3 chunks and in one piece, and the same
+ * scalars from device memory; more than 8 chunks refused. */
+static void test_dev_chunked_upload(void **state)
+{
+    (void)state;
+    g16__gpu *g = dev_open_or_skip();
+    g16_error err = {0, ""};
+    for (int gi = 0; gi < 2; gi++) {
+        const grp *G = &groups[gi];
+        size_t n = gi ? ((size_t)3 << 17) + 3 : ((size_t)3 << 18) + 77;
+        if (dev_max_log() < 18)
+            n = (size_t)1 << dev_max_log(); /* under compute-sanitizer: one piece */
+        void *bases = xmalloc(n * G->aff_sz);
+        g16_fr *k = xmalloc(2 * n * sizeof *k);
+        make_input(G, IN_FILECOIN, bases, k, n);
+        for (size_t i = n; i < 2 * n; i++)
+            tu_rand_fr(&k[i]);
+        char want[2][sizeof(g16_p2)], got[2 * sizeof(g16_p2)], one[sizeof(g16_p2)];
+        for (int s = 0; s < 2; s++)
+            assert_int_equal(G->cpu(want[s], bases, k + s * n, n), G16_OK);
+        g16__gpu_msm *m = NULL;
+        if (G->create(&m, g, bases, n, &err) != G16_OK)
+            fail_msg("%s create n = %zu: %s", G->name, n, err.msg);
+        g16__gpu_msm_opts o;
+        memset(&o, 0, sizeof o);
+        o.final_device = 1;
+        o.upload_chunks = 8;
+        memset(got, 0xa5, sizeof got);
+        if (G->run(m, got, k, 2, &o, &err) != G16_OK)
+            fail_msg("%s chunked batch: %s", G->name, err.msg);
+        for (int s = 0; s < 2; s++) {
+            expect_same(G, got + s * G->jac_sz, want[s], "chunked upload, batch of 2", n,
+                        s ? IN_RANDOM : IN_FILECOIN, 0);
+            for (unsigned ch = 1; ch <= 3; ch += 2) {
+                memset(&o, 0, sizeof o);
+                o.upload_chunks = ch;
+                memset(one, 0x5a, sizeof one);
+                if (G->run(m, one, k + s * n, 1, &o, &err) != G16_OK)
+                    fail_msg("%s in up to %u chunk(s): %s", G->name, ch, err.msg);
+                expect_same(G, one, want[s], ch > 1 ? "chunked upload" : "upload in one piece", n,
+                            s ? IN_RANDOM : IN_FILECOIN, 0);
+            }
+        }
+        memset(&o, 0, sizeof o);
+        o.upload_chunks = 9;
+        assert_int_equal(G->run(m, one, k, 1, &o, &err), G16_ERR_ARG);
+        void *dk = NULL;
+        memset(&o, 0, sizeof o);
+        o.device_scalars = 1;
+        assert_int_equal(g16__gpu_alloc(g, &dk, n * sizeof(g16_fr), "test scalars", &err), G16_OK);
+        assert_int_equal(g16__gpu_upload(g, dk, k, n * sizeof(g16_fr), &err), G16_OK);
+        memset(one, 0x5a, sizeof one);
+        if (G->run(m, one, dk, 1, &o, &err) != G16_OK)
+            fail_msg("%s device scalars: %s", G->name, err.msg);
+        g16__gpu_free(g, dk);
+        expect_same(G, one, want[0], "device scalars", n, IN_FILECOIN, 0);
+        printf("  device %s: n = %zu, host scalars in chunks (batch of 2, alone) = in one piece = device scalars "
+               "= CPU\n",
+               G->name, n);
+        g16__gpu_msm_destroy(m);
+        free(bases);
+        free(k);
+    }
+    g16__gpu_close(g);
+}
+
 /* nsets scalar sets in one call over resident bases = one call per set = the CPU; the one-shot
  * entry point; timings and counts reported. */
 static void test_dev_batch(void **state)
@@ -851,6 +921,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digits_plan), cmocka_unit_test(test_host_fp2), cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
         cmocka_unit_test(test_sim_levels),  cmocka_unit_test(test_no_device_paths), cmocka_unit_test(test_dev_edges),
+        cmocka_unit_test(test_dev_chunked_upload),
         cmocka_unit_test(test_dev_batch),   cmocka_unit_test(test_dev_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,8 +36,11 @@ typedef struct {
     void *ones_a, *ones_b; /* ones partials, ping-pong */
     void *sel_tmp;
     size_t sel_bytes;
-    uint64_t ones_T;
-    uint32_t ones_Q;
+    /* the ones' sums: T threads of Q bitmap words each; one piece (one wave of threads) or,
+     * for a chunked upload, Qc words per thread (a wave per chunk); ones_a / ones_b hold
+     * max(T, Tc) partial sums */
+    uint64_t ones_T, ones_Tc;
+    uint32_t ones_Q, ones_Qc;
 } fixed_bufs;
 
 /* Buffers of the Pippenger part (depend on the plan; grown when a plan needs more). */
@@ -105,10 +108,11 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_inf_bits(const
 
 /* Classification: the ones bitmap (a word per warp), the others' flags. The grid covers whole
  * warps past n (they vote 0). */
-__global__ static void __launch_bounds__(TPB) k_classify(const gfr *scal, const uint32_t *inf_bits, uint64_t n,
-                                                         uint32_t *ones_bits, uint8_t *flags)
+/* Scalars [i0, n) (i0 a multiple of 32: a warp's ballot is one bitmap word). */
+__global__ static void __launch_bounds__(TPB) k_classify(const gfr *scal, const uint32_t *inf_bits, uint64_t i0,
+                                                         uint64_t n, uint32_t *ones_bits, uint8_t *flags)
 {
-    uint64_t i = gtid();
+    uint64_t i = i0 + gtid();
     int cls = i < n ? msm_classify(scal, inf_bits, i) : 0;
     unsigned b = __ballot_sync(0xffffffffu, cls == 1);
     if ((threadIdx.x & 31) == 0 && i < n)
@@ -208,9 +212,9 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_sum(const void
 #define G16_MSM_ONES_PF 1
 #endif
 template <int G2> __global__ static void __launch_bounds__(TPB, G2 ? 2 : 3)
-    k_ones(const uint32_t *bits, uint64_t nwords, uint32_t Q, const void *bases, void *out, uint64_t T)
+    k_ones(const uint32_t *bits, uint64_t nwords, uint32_t Q, const void *bases, void *out, uint64_t t0, uint64_t T)
 {
-    uint64_t t = gtid();
+    uint64_t t = t0 + gtid(); /* threads [t0, T) */
     if (t >= T)
         return;
     if constexpr (G2)
@@ -704,6 +708,15 @@ extern "C" size_t g16__gpu_msm_size(const g16__gpu_msm *m) { return m ? m->n : 0
 
 #define ALIGN_UP(x) (((x) + 255) & ~(size_t)255)
 
+/* With opts.upload_chunks, host scalars are uploaded in up to MSM_UP_CHUNKS chunks of at least
+ * MSM_UP_CHUNK_MIN points on the side stream; each chunk is classified and its scalars equal to
+ * one summed as soon as it has arrived, while the next chunks cross PCIe. Its first form (on by
+ * default, the ones' threads of one wave split over the chunks: 1/8 wave per chunk) made the
+ * H200's ones phase ~5x longer (G2 2^24 Filecoin-like 181.9 -> 223.7 ms), hence a wave per chunk
+ * now (ones_Qc) and off by default until measured. */
+#define MSM_UP_CHUNKS 8
+#define MSM_UP_CHUNK_MIN ((size_t)1 << 18)
+
 typedef struct {
     g16__gpu_msm *m;
     g16__gpu *g;
@@ -712,6 +725,9 @@ typedef struct {
     pip_bufs *p;
     cudaEvent_t ev[G16__GPU_MSM_PH_COUNT + 1];
     int timing;
+    /* host scalars: chunk j's upload on the side stream records up[j]; set_start on the stream
+     * keeps a set's uploads behind the previous set's reads of the scalar buffer */
+    cudaEvent_t up[MSM_UP_CHUNKS], set_start;
 } run_ctx;
 
 static uint64_t slots_for(const msm_plan *pl) { return 2 * pl->T0 + 2; }
@@ -773,11 +789,17 @@ static g16_status fixed_alloc(run_ctx *x, size_t nsets, g16_error *err)
     f->ones_T = msm_div_up(words, f->ones_Q);
     if (f->ones_T < 1)
         f->ones_T = 1;
+    f->ones_Qc = (uint32_t)msm_div_up(msm_div_up(words, MSM_UP_CHUNKS), x->m->threads_acc);
+    if (f->ones_Qc < 1)
+        f->ones_Qc = 1;
+    f->ones_Tc = msm_div_up(words, f->ones_Qc);
+    if (f->ones_Tc < f->ones_T)
+        f->ones_Tc = f->ones_T;
     f->sel_bytes = 0;
     G16_CU(cub::DeviceSelect::Flagged(NULL, f->sel_bytes, (const uint32_t *)NULL, (const uint8_t *)NULL,
                                       (uint32_t *)NULL, (int64_t *)NULL, (int64_t)n, x->s));
     {
-        size_t sizes[] = {n * sizeof(gfr), n, n * 4, n * 4, words * 4, 16, f->ones_T * xs, f->ones_T * xs,
+        size_t sizes[] = {n * sizeof(gfr), n, n * 4, n * 4, words * 4, 16, f->ones_Tc * xs, f->ones_Tc * xs,
                           f->sel_bytes};
         void **ptrs[] = {(void **)&f->scal, (void **)&f->flags, (void **)&f->iota, (void **)&f->others,
                          (void **)&f->ones_bits, (void **)&f->count, &f->ones_a, &f->ones_b, &f->sel_tmp};
@@ -991,14 +1013,73 @@ cleanup:
     return st;
 }
 
+/* Chunks of the upload of n host scalars: at most k (<= MSM_UP_CHUNKS), each at least
+ * MSM_UP_CHUNK_MIN points and a whole number of ones-thread ranges (Q bitmap words), so that
+ * every k_ones thread reads one chunk's bitmap words. *len := points per chunk (the last one
+ * shorter). */
+static unsigned up_chunks(size_t n, unsigned k, uint32_t Q, size_t *len)
+{
+    size_t unit = (size_t)Q * 32, per = msm_div_up(n, k ? k : 1);
+    if (per < MSM_UP_CHUNK_MIN)
+        per = MSM_UP_CHUNK_MIN;
+    per = msm_div_up(per, unit) * unit;
+    *len = per;
+    return (unsigned)msm_div_up(n, per);
+}
+
+/* The set's scalars into f->scal, classified (ones bitmap, flags of the others) and the bases of
+ * the ones summed into the ones' partial sums (*T of them). Host scalars with opts.upload_chunks
+ * = k > 1: chunk by chunk, each chunk's kernels on the stream behind its upload on the side
+ * stream (the first chunk's upload is the upload phase; the rest overlaps the classify phase). */
+template <int G2> static g16_status classify_ones(run_ctx *x, const g16_fr *scal, const g16__gpu_msm_opts *o,
+                                                  uint64_t *T, g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__gpu_msm *m = x->m;
+    fixed_bufs *f = x->f;
+    int dev = o && o->device_scalars;
+    size_t n = m->n, words = (n + 31) / 32, len = n;
+    unsigned nch = dev || !o || o->upload_chunks < 2 ? 1 : up_chunks(n, o->upload_chunks, f->ones_Qc, &len);
+    uint32_t Q = nch > 1 ? f->ones_Qc : f->ones_Q;
+    cudaStream_t side = g16__gpu_side_stream(x->g);
+    *T = nch > 1 ? f->ones_Tc : f->ones_T;
+    if (nch > 1) {
+        /* the previous set's kernels read f->scal until the stream gets here */
+        G16_CU(cudaEventRecord(x->set_start, x->s));
+        G16_CU(cudaStreamWaitEvent(side, x->set_start, 0));
+    }
+    for (unsigned j = 0; j < nch; j++) {
+        size_t i0 = (size_t)j * len, i1 = i0 + len < n ? i0 + len : n;
+        uint64_t t0 = i0 / 32 / Q, t1 = j + 1 < nch ? msm_div_up(i1, 32) / Q : *T;
+        if (nch > 1) {
+            G16_CU(cudaMemcpyAsync(f->scal + i0, scal + i0, (i1 - i0) * sizeof(gfr), cudaMemcpyHostToDevice, side));
+            G16_CU(cudaEventRecord(x->up[j], side));
+            G16_CU(cudaStreamWaitEvent(x->s, x->up[j], 0));
+        } else {
+            G16_CU(cudaMemcpyAsync(f->scal, scal, n * sizeof(gfr),
+                                   dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, x->s));
+        }
+        if (j == 0 && (st = mark(x, G16__GPU_MSM_PH_CLASSIFY, err)) != G16_OK)
+            goto cleanup;
+        G16_CU_LAUNCH(k_classify<<<blocks_for(i1 - i0), TPB, 0, x->s>>>(f->scal, m->inf_bits, i0, i1, f->ones_bits,
+                                                                       f->flags));
+        /* the last chunk's threads run to *T: past the bitmap they write infinity */
+        G16_CU_LAUNCH(k_ones<G2><<<blocks_for(t1 - t0), TPB, 0, x->s>>>(f->ones_bits, words, Q, m->bases, f->ones_a,
+                                                                       t0, t1));
+    }
+cleanup:
+    return st;
+}
+
 template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, size_t set,
                                             const g16__gpu_msm_opts *o, char *hres, g16_error *err)
 {
     g16_status st = G16_OK;
     g16__gpu_msm *m = x->m;
     fixed_bufs *f = x->f;
-    size_t n = m->n, words = (n + 31) / 32, xs = xyzz_size(G2);
+    size_t n = m->n, xs = xyzz_size(G2);
     int64_t count = 0;
+    uint64_t ones_T = 1;
     void *W = NULL, *ones = NULL;
     msm_plan pl;
     memset(&pl, 0, sizeof pl);
@@ -1007,12 +1088,9 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
     st = mark(x, G16__GPU_MSM_PH_UPLOAD, err);
     if (st != G16_OK)
         goto cleanup;
-    G16_CU(cudaMemcpyAsync(f->scal, scalars + set * n, n * sizeof(gfr),
-                           o && o->device_scalars ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, x->s));
-    st = mark(x, G16__GPU_MSM_PH_CLASSIFY, err);
+    st = classify_ones<G2>(x, scalars + set * n, o, &ones_T, err);
     if (st != G16_OK)
         goto cleanup;
-    G16_CU_LAUNCH(k_classify<<<blocks_for(n), TPB, 0, x->s>>>(f->scal, m->inf_bits, n, f->ones_bits, f->flags));
     {
         size_t bytes = f->sel_bytes;
         G16_CU(cub::DeviceSelect::Flagged(f->sel_tmp, bytes, (const uint32_t *)f->iota, (const uint8_t *)f->flags,
@@ -1027,9 +1105,7 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
         goto cleanup;
     {
         void *a = f->ones_a, *b = f->ones_b;
-        G16_CU_LAUNCH(k_ones<G2><<<blocks_for(f->ones_T), TPB, 0, x->s>>>(f->ones_bits, words, f->ones_Q, m->bases,
-                                                                         a, f->ones_T));
-        st = launch_sum_to_one<G2>(x, &a, &b, 1, f->ones_T, err);
+        st = launch_sum_to_one<G2>(x, &a, &b, 1, ones_T, err);
         if (st != G16_OK)
             goto cleanup;
         ones = a;
@@ -1095,6 +1171,8 @@ static g16_status check_opts(const g16__gpu_msm_opts *o, g16_error *err)
         return g16__error(err, G16_ERR_ARG, "gpu msm: window %u (2..%u or 0)", o->window, MSM_MAX_WINDOW);
     if (o->carry_per && o->carry_per < 4)
         return g16__error(err, G16_ERR_ARG, "gpu msm: carry_per %u (>= 4 or 0)", o->carry_per);
+    if (o->upload_chunks > MSM_UP_CHUNKS)
+        return g16__error(err, G16_ERR_ARG, "gpu msm: upload_chunks %u (0..%u)", o->upload_chunks, MSM_UP_CHUNKS);
     return G16_OK;
 }
 
@@ -1145,6 +1223,14 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
     if (st != G16_OK)
         goto cleanup;
     {
+        size_t len;
+        if (o && !o->device_scalars && o->upload_chunks > 1 && up_chunks(m->n, o->upload_chunks, x.f->ones_Qc, &len) > 1) {
+            G16_CU(cudaEventCreateWithFlags(&x.set_start, cudaEventDisableTiming));
+            for (int i = 0; i < MSM_UP_CHUNKS; i++)
+                G16_CU(cudaEventCreateWithFlags(&x.up[i], cudaEventDisableTiming));
+        }
+    }
+    {
         /* the Pippenger buffers for the largest case, all scalars non-trivial, up front; when
          * they do not fit, each set allocates for its own count (fewer non-trivial scalars may
          * fit, and a set that does not gives the error) */
@@ -1183,6 +1269,11 @@ cleanup:
     for (int i = 0; i <= G16__GPU_MSM_PH_COUNT; i++)
         if (x.ev[i])
             cudaEventDestroy(x.ev[i]);
+    for (int i = 0; i < MSM_UP_CHUNKS; i++)
+        if (x.up[i])
+            cudaEventDestroy(x.up[i]);
+    if (x.set_start)
+        cudaEventDestroy(x.set_start);
     free(hres);
     return st;
 }

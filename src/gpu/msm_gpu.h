@@ -49,9 +49,11 @@ extern "C" {
 
 /* Phases timed when opts->phase_ms is set (milliseconds on the device, summed over the sets). */
 typedef enum {
-    G16__GPU_MSM_PH_UPLOAD = 0, /* scalars host -> device */
-    G16__GPU_MSM_PH_CLASSIFY,   /* zero / one / other, compaction of the others, count download */
-    G16__GPU_MSM_PH_ONES,       /* sum of the bases with scalar one */
+    G16__GPU_MSM_PH_UPLOAD = 0, /* scalars to the device (opts.upload_chunks: the first chunk) */
+    G16__GPU_MSM_PH_CLASSIFY,   /* zero / one / other and the ones' partial sums (with upload_chunks:
+                                 * per chunk as it arrives, the rest of the upload overlapping);
+                                 * compaction of the others, count download */
+    G16__GPU_MSM_PH_ONES,       /* the ones' partial sums added to one point */
     G16__GPU_MSM_PH_DIGITS,     /* canonical scalars and signed digits */
     G16__GPU_MSM_PH_SORT,       /* radix sort of the (bucket, point) entries */
     G16__GPU_MSM_PH_ACCUM,      /* bucket accumulation (all levels) */
@@ -74,6 +76,11 @@ typedef struct {
                          * output): copied device to device, never read on the host */
     unsigned lanes;     /* 0: default; 1: XYZZ accumulation level 0; K in [2, 64]: batch-affine level 0
                          * with K lanes per thread when each lane gets >= 32 entries */
+    unsigned upload_chunks; /* host scalars: 0 or 1 (default): one copy, then the work; k in [2, 8]:
+                             * up to k chunks of >= 2^18 points on the side stream, each classified
+                             * and its ones summed (a wave of threads per chunk) as soon as it has
+                             * arrived. Off by default until measured: its first form (a fraction of
+                             * a wave per chunk) was slower (bench/RESULTS.md, 2026-12-03). */
 } g16__gpu_msm_opts;
 
 typedef struct g16__gpu_msm g16__gpu_msm;
