@@ -530,6 +530,57 @@ static void test_sim_levels(void **state)
     free(k);
 }
 
+/* The chunked upload's arithmetic (msm_core.cuh: msm_ones_shape, msm_up_chunks, msm_up_chunk), on
+ * random and edge sizes: the chunks tile [0, n) in at most k pieces of at least MSM_UP_CHUNK_MIN
+ * points (but the last), each boundary a whole number of bitmap words and of ones threads; the
+ * chunks' thread ranges tile [0, T); every word a thread reads lies in its chunk; T threads of Q
+ * words cover the bitmap. */
+static void test_up_chunks(void **state)
+{
+    (void)state;
+    static const uint64_t edge_n[] = {1, 31, 32, 33, (1u << 18) - 1, 1u << 18, (1u << 18) + 1, (1u << 19) + 77,
+                                      (3u << 18) + 77, 1u << 24, (1u << 26) + 5, 1ull << 27};
+    unsigned edges = (unsigned)(sizeof edge_n / sizeof edge_n[0]);
+    for (int it = 0; it < tu_iters(2000); it++) {
+        uint8_t rb[16];
+        tu_rand_bytes(rb, sizeof rb);
+        uint64_t r64 = 0;
+        memcpy(&r64, rb, 8);
+        uint64_t n = (unsigned)it < edges ? edge_n[it] : 1 + r64 % ((1ull << (10 + rb[8] % 18)));
+        uint64_t threads = 1 + (uint64_t)rb[9] * 400 + rb[10], words = (n + 31) / 32, len = 0;
+        unsigned k = 2 + rb[11] % (MSM_UP_CHUNKS - 1);
+        uint32_t Q = 0, Q1 = 0;
+        uint64_t T = 0, T1 = 0;
+        msm_ones_shape(words, threads, 1, &Q1, &T1);
+        msm_ones_shape(words, threads, MSM_UP_CHUNKS, &Q, &T);
+        assert_true(Q >= 1 && Q <= Q1 && (uint64_t)Q * T >= words && T1 <= T);
+        unsigned nch = msm_up_chunks(n, k, Q, &len);
+        assert_true(nch >= 1 && nch <= k && len % (32ull * Q) == 0 && len >= MSM_UP_CHUNK_MIN);
+        uint64_t next_i = 0, next_t = 0;
+        for (unsigned j = 0; j < nch; j++) {
+            uint64_t i0, i1, t0, t1;
+            msm_up_chunk(n, j, nch, len, Q, T, &i0, &i1, &t0, &t1);
+            if (i0 != next_i || t0 != next_t || i1 <= i0 || t1 < t0 || (j + 1 < nch && i1 - i0 != len))
+                fail_msg("n = %llu, k = %u, Q = %u: chunk %u of %u is [%llu, %llu), threads [%llu, %llu)",
+                         (unsigned long long)n, k, Q, j, nch, (unsigned long long)i0, (unsigned long long)i1,
+                         (unsigned long long)t0, (unsigned long long)t1);
+            for (uint64_t t = t0; t < t1; t += (t1 - t0 > 64 ? (t1 - t0) / 64 : 1)) {
+                uint64_t w0 = t * Q, w1 = (t + 1) * Q < words ? (t + 1) * Q : words;
+                if (w0 < w1 && (w0 < i0 / 32 || w1 > (i1 + 31) / 32))
+                    fail_msg("n = %llu: thread %llu reads words [%llu, %llu) outside chunk %u", (unsigned long long)n,
+                             (unsigned long long)t, (unsigned long long)w0, (unsigned long long)w1, j);
+            }
+            if (t1 > t0) {
+                uint64_t t = t1 - 1, w0 = t * Q, w1 = (t + 1) * Q < words ? (t + 1) * Q : words;
+                assert_true(w0 >= w1 || (w0 >= i0 / 32 && w1 <= (i1 + 31) / 32));
+            }
+            next_i = i1;
+            next_t = t1;
+        }
+        assert_true(next_i == n && next_t == T);
+    }
+}
+
 /* Booth digits against the CPU's definition, and the plan's invariants. */
 static void test_digits_plan(void **state)
 {
@@ -919,7 +970,7 @@ int main(void)
 {
     tu_seed("test_gpu_msm");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_digits_plan), cmocka_unit_test(test_host_fp2), cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
+        cmocka_unit_test(test_digits_plan), cmocka_unit_test(test_up_chunks), cmocka_unit_test(test_host_fp2), cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
         cmocka_unit_test(test_sim_levels),  cmocka_unit_test(test_no_device_paths), cmocka_unit_test(test_dev_edges),
         cmocka_unit_test(test_dev_chunked_upload),
         cmocka_unit_test(test_dev_batch),   cmocka_unit_test(test_dev_sizes),

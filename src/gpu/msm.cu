@@ -708,14 +708,12 @@ extern "C" size_t g16__gpu_msm_size(const g16__gpu_msm *m) { return m ? m->n : 0
 
 #define ALIGN_UP(x) (((x) + 255) & ~(size_t)255)
 
-/* With opts.upload_chunks, host scalars are uploaded in up to MSM_UP_CHUNKS chunks of at least
- * MSM_UP_CHUNK_MIN points on the side stream; each chunk is classified and its scalars equal to
- * one summed as soon as it has arrived, while the next chunks cross PCIe. Its first form (on by
- * default, the ones' threads of one wave split over the chunks: 1/8 wave per chunk) made the
- * H200's ones phase ~5x longer (G2 2^24 Filecoin-like 181.9 -> 223.7 ms), hence a wave per chunk
- * now (ones_Qc) and off by default until measured. */
-#define MSM_UP_CHUNKS 8
-#define MSM_UP_CHUNK_MIN ((size_t)1 << 18)
+/* With opts.upload_chunks, host scalars are uploaded in up to MSM_UP_CHUNKS chunks
+ * (msm_core.cuh, msm_up_chunks) on the side stream; each chunk is classified and its scalars
+ * equal to one summed as soon as it has arrived, while the next chunks cross PCIe. Its first form
+ * (on by default, the ones' threads of one wave split over the chunks: 1/8 wave per chunk) made
+ * the H200's ones phase ~5x longer (G2 2^24 Filecoin-like 181.9 -> 223.7 ms), hence a wave per
+ * chunk now (ones_Qc) and off by default until measured. */
 
 typedef struct {
     g16__gpu_msm *m;
@@ -783,18 +781,8 @@ static g16_status fixed_alloc(run_ctx *x, size_t nsets, g16_error *err)
     }
     if (x->m->fixed_mem)
         return G16_OK;
-    f->ones_Q = (uint32_t)msm_div_up(words, x->m->threads_acc);
-    if (f->ones_Q < 1)
-        f->ones_Q = 1;
-    f->ones_T = msm_div_up(words, f->ones_Q);
-    if (f->ones_T < 1)
-        f->ones_T = 1;
-    f->ones_Qc = (uint32_t)msm_div_up(msm_div_up(words, MSM_UP_CHUNKS), x->m->threads_acc);
-    if (f->ones_Qc < 1)
-        f->ones_Qc = 1;
-    f->ones_Tc = msm_div_up(words, f->ones_Qc);
-    if (f->ones_Tc < f->ones_T)
-        f->ones_Tc = f->ones_T;
+    msm_ones_shape(words, x->m->threads_acc, 1, &f->ones_Q, &f->ones_T);
+    msm_ones_shape(words, x->m->threads_acc, MSM_UP_CHUNKS, &f->ones_Qc, &f->ones_Tc);
     f->sel_bytes = 0;
     G16_CU(cub::DeviceSelect::Flagged(NULL, f->sel_bytes, (const uint32_t *)NULL, (const uint8_t *)NULL,
                                       (uint32_t *)NULL, (int64_t *)NULL, (int64_t)n, x->s));
@@ -1013,20 +1001,6 @@ cleanup:
     return st;
 }
 
-/* Chunks of the upload of n host scalars: at most k (<= MSM_UP_CHUNKS), each at least
- * MSM_UP_CHUNK_MIN points and a whole number of ones-thread ranges (Q bitmap words), so that
- * every k_ones thread reads one chunk's bitmap words. *len := points per chunk (the last one
- * shorter). */
-static unsigned up_chunks(size_t n, unsigned k, uint32_t Q, size_t *len)
-{
-    size_t unit = (size_t)Q * 32, per = msm_div_up(n, k ? k : 1);
-    if (per < MSM_UP_CHUNK_MIN)
-        per = MSM_UP_CHUNK_MIN;
-    per = msm_div_up(per, unit) * unit;
-    *len = per;
-    return (unsigned)msm_div_up(n, per);
-}
-
 /* The set's scalars into f->scal, classified (ones bitmap, flags of the others) and the bases of
  * the ones summed into the ones' partial sums (*T of them). Host scalars with opts.upload_chunks
  * = k > 1: chunk by chunk, each chunk's kernels on the stream behind its upload on the side
@@ -1038,8 +1012,8 @@ template <int G2> static g16_status classify_ones(run_ctx *x, const g16_fr *scal
     g16__gpu_msm *m = x->m;
     fixed_bufs *f = x->f;
     int dev = o && o->device_scalars;
-    size_t n = m->n, words = (n + 31) / 32, len = n;
-    unsigned nch = dev || !o || o->upload_chunks < 2 ? 1 : up_chunks(n, o->upload_chunks, f->ones_Qc, &len);
+    uint64_t n = m->n, words = (n + 31) / 32, len = n;
+    unsigned nch = dev || !o || o->upload_chunks < 2 ? 1 : msm_up_chunks(n, o->upload_chunks, f->ones_Qc, &len);
     uint32_t Q = nch > 1 ? f->ones_Qc : f->ones_Q;
     cudaStream_t side = g16__gpu_side_stream(x->g);
     *T = nch > 1 ? f->ones_Tc : f->ones_T;
@@ -1049,8 +1023,8 @@ template <int G2> static g16_status classify_ones(run_ctx *x, const g16_fr *scal
         G16_CU(cudaStreamWaitEvent(side, x->set_start, 0));
     }
     for (unsigned j = 0; j < nch; j++) {
-        size_t i0 = (size_t)j * len, i1 = i0 + len < n ? i0 + len : n;
-        uint64_t t0 = i0 / 32 / Q, t1 = j + 1 < nch ? msm_div_up(i1, 32) / Q : *T;
+        uint64_t i0, i1, t0, t1;
+        msm_up_chunk(n, j, nch, len, Q, *T, &i0, &i1, &t0, &t1);
         if (nch > 1) {
             G16_CU(cudaMemcpyAsync(f->scal + i0, scal + i0, (i1 - i0) * sizeof(gfr), cudaMemcpyHostToDevice, side));
             G16_CU(cudaEventRecord(x->up[j], side));
@@ -1063,7 +1037,6 @@ template <int G2> static g16_status classify_ones(run_ctx *x, const g16_fr *scal
             goto cleanup;
         G16_CU_LAUNCH(k_classify<<<blocks_for(i1 - i0), TPB, 0, x->s>>>(f->scal, m->inf_bits, i0, i1, f->ones_bits,
                                                                        f->flags));
-        /* the last chunk's threads run to *T: past the bitmap they write infinity */
         G16_CU_LAUNCH(k_ones<G2><<<blocks_for(t1 - t0), TPB, 0, x->s>>>(f->ones_bits, words, Q, m->bases, f->ones_a,
                                                                        t0, t1));
     }
@@ -1223,8 +1196,9 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
     if (st != G16_OK)
         goto cleanup;
     {
-        size_t len;
-        if (o && !o->device_scalars && o->upload_chunks > 1 && up_chunks(m->n, o->upload_chunks, x.f->ones_Qc, &len) > 1) {
+        uint64_t len;
+        if (o && !o->device_scalars && o->upload_chunks > 1 &&
+            msm_up_chunks(m->n, o->upload_chunks, x.f->ones_Qc, &len) > 1) {
             G16_CU(cudaEventCreateWithFlags(&x.set_start, cudaEventDisableTiming));
             for (int i = 0; i < MSM_UP_CHUNKS; i++)
                 G16_CU(cudaEventCreateWithFlags(&x.up[i], cudaEventDisableTiming));

@@ -377,6 +377,43 @@ G16_HD uint32_t msm_window_for(uint64_t m)
 
 G16_HD uint64_t msm_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+/* Chunked scalar upload (msm.cu, classify_ones; opts.upload_chunks): at most k chunks of at least
+ * MSM_UP_CHUNK_MIN points, each a whole number of ones-thread ranges (Q bitmap words of 32 points)
+ * so that every ones thread reads one chunk's words. Returns the chunk count; *len := points per
+ * chunk (the last one shorter). */
+#define MSM_UP_CHUNKS 8
+#define MSM_UP_CHUNK_MIN ((uint64_t)1 << 18)
+
+G16_HD unsigned msm_up_chunks(uint64_t n, unsigned k, uint32_t Q, uint64_t *len)
+{
+    uint64_t unit = (uint64_t)Q * 32, per = msm_div_up(n, k ? k : 1);
+    if (per < MSM_UP_CHUNK_MIN)
+        per = MSM_UP_CHUNK_MIN;
+    per = msm_div_up(per, unit) * unit;
+    *len = per;
+    return (unsigned)msm_div_up(n, per);
+}
+
+/* The ones' sums' threads: about `threads` threads (a wave) per chunk of ceil(words / chunks)
+ * bitmap words: *Q words per thread, *T threads in all. */
+G16_HD void msm_ones_shape(uint64_t words, uint64_t threads, unsigned chunks, uint32_t *Q, uint64_t *T)
+{
+    uint64_t q = msm_div_up(msm_div_up(words, chunks ? chunks : 1), threads ? threads : 1);
+    *Q = q ? (uint32_t)q : 1;
+    *T = words ? msm_div_up(words, *Q) : 1;
+}
+
+/* Chunk j of nch (len points each): points [*i0, *i1) and ones threads [*t0, *t1) of T threads
+ * of Q words (the last chunk's threads run to T: past the bitmap they add nothing). */
+G16_HD void msm_up_chunk(uint64_t n, unsigned j, unsigned nch, uint64_t len, uint32_t Q, uint64_t T, uint64_t *i0,
+                         uint64_t *i1, uint64_t *t0, uint64_t *t1)
+{
+    *i0 = (uint64_t)j * len;
+    *i1 = *i0 + len < n ? *i0 + len : n;
+    *t0 = *i0 / 32 / Q;
+    *t1 = j + 1 < nch ? msm_div_up(*i1, 32) / Q : T;
+}
+
 /* The plan for m > 0 non-trivial scalars: window c (0 = automatic), about `threads0` threads at
  * level 0 and `threads_red` in the reduction (the device's resident thread counts; small
  * values in the host tests), `per` entries per thread in the carry levels (0 = default). lanes > 1
