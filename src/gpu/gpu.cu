@@ -45,7 +45,7 @@ g16_status g16__gpu_cuda_error(g16_error *err, cudaError_t code, const char *exp
  * 2026-12-03, tenth session). The pool keeps what it was given (release threshold: all), so
  * g16__gpu_mem_info counts its idle bytes as free, and an allocation that fails gives the idle
  * bytes back to the driver (trim) and tries once more. Closing a context trims the pool; the last
- * context on the device destroys it. */
+ * context on the device destroys it. A device without memory pools gets plain cudaMalloc. */
 #define POOL_DEVICES 64
 
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -54,12 +54,18 @@ static struct {
     int refs;
 } pools[POOL_DEVICES];
 
-static g16_status pool_acquire(g16__gpu *g, g16_error *err)
+/* g->pool := the device's pool, created by its first context. Where the device or driver has no
+ * memory pools (cudaDevAttrMemoryPoolsSupported = 0, or the creation fails) g->pool stays NULL
+ * and scratch buffers are plain cudaMalloc / cudaFree ones. */
+static void pool_acquire(g16__gpu *g)
 {
-    g16_status st = G16_OK;
-    int dev = g->device;
-    if (dev >= POOL_DEVICES)
-        return g16__error(err, G16_ERR_UNSUPPORTED, "gpu: device index %d (at most %d devices)", dev, POOL_DEVICES);
+    int dev = g->device, supported = 0;
+    g->pool = NULL;
+    if (dev >= POOL_DEVICES || cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, dev) != cudaSuccess ||
+        !supported) {
+        (void)cudaGetLastError();
+        return;
+    }
     pthread_mutex_lock(&pool_mu);
     if (pools[dev].refs == 0) {
         cudaMemPoolProps props;
@@ -68,21 +74,19 @@ static g16_status pool_acquire(g16__gpu *g, g16_error *err)
         props.allocType = cudaMemAllocationTypePinned;
         props.location.type = cudaMemLocationTypeDevice;
         props.location.id = dev;
-        G16_CU(cudaMemPoolCreate(&pools[dev].pool, &props));
-        {
-            cudaError_t e = cudaMemPoolSetAttribute(pools[dev].pool, cudaMemPoolAttrReleaseThreshold, &keep);
-            if (e != cudaSuccess) {
-                cudaMemPoolDestroy(pools[dev].pool);
-                pools[dev].pool = NULL;
-                G16_CU(e);
-            }
+        if (cudaMemPoolCreate(&pools[dev].pool, &props) != cudaSuccess) {
+            pools[dev].pool = NULL;
+        } else if (cudaMemPoolSetAttribute(pools[dev].pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+            (void)cudaMemPoolDestroy(pools[dev].pool);
+            pools[dev].pool = NULL;
         }
+        (void)cudaGetLastError();
     }
-    pools[dev].refs++;
-    g->pool = pools[dev].pool;
-cleanup:
+    if (pools[dev].pool) {
+        pools[dev].refs++;
+        g->pool = pools[dev].pool;
+    }
     pthread_mutex_unlock(&pool_mu);
-    return st;
 }
 
 /* Gives the pool's idle memory back to the driver (frees already observed: the caller has
@@ -215,9 +219,7 @@ extern "C" g16_status g16__gpu_open(g16__gpu **out, int device, g16_error *err)
     G16_CU(cudaEventCreate(&g->ev_stop));
     G16_CU(cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking));
     G16_CU(cudaEventCreateWithFlags(&g->side_done, cudaEventDisableTiming));
-    st = pool_acquire(g, err);
-    if (st != G16_OK)
-        goto cleanup;
+    pool_acquire(g);
     st = probe(g, err);
     if (st != G16_OK)
         goto cleanup;
@@ -338,25 +340,27 @@ static g16_status alloc_error(g16__gpu *g, cudaError_t e, const char *expr, cons
  * more try after a trim when there was no memory. */
 static cudaError_t try_alloc(g16__gpu *g, void **dev, size_t bytes, int scratch)
 {
-    return scratch ? cudaMallocFromPoolAsync(dev, bytes ? bytes : 1, g->pool, g->stream) : cudaMalloc(dev, bytes ? bytes : 1);
+    if (scratch && g->pool)
+        return cudaMallocFromPoolAsync(dev, bytes ? bytes : 1, g->pool, g->stream);
+    return cudaMalloc(dev, bytes ? bytes : 1);
 }
 
 static g16_status alloc_any(g16__gpu *g, void **dev, size_t bytes, const char *what, int scratch, g16_error *err)
 {
     g16_status st = G16_OK;
-    cudaError_t e;
+    const char *expr = "cudaSetDevice(g->device)";
+    cudaError_t e = cudaSetDevice(g->device);
     *dev = NULL;
-    G16_CU(cudaSetDevice(g->device));
-    e = try_alloc(g, dev, bytes, scratch);
-    if (retry_after_trim(g, e))
+    if (e == cudaSuccess) {
+        expr = scratch && g->pool ? "cudaMallocFromPoolAsync" : "cudaMalloc";
         e = try_alloc(g, dev, bytes, scratch);
+        if (retry_after_trim(g, e))
+            e = try_alloc(g, dev, bytes, scratch);
+    }
     if (e != cudaSuccess) {
         *dev = NULL;
-        return alloc_error(g, e, scratch ? "cudaMallocFromPoolAsync" : "cudaMalloc", what, bytes, err);
+        st = alloc_error(g, e, expr, what, bytes, err);
     }
-cleanup:
-    if (st != G16_OK)
-        g16__error_prefix(err, "allocating %s (%zu bytes): ", what ? what : "a buffer", bytes);
     return st;
 }
 
@@ -383,7 +387,10 @@ extern "C" void g16__gpu_scratch_free(g16__gpu *g, void *dev)
     if (!dev)
         return;
     cudaSetDevice(g->device);
-    (void)cudaFreeAsync(dev, g->stream);
+    if (g->pool)
+        (void)cudaFreeAsync(dev, g->stream);
+    else
+        (void)cudaFree(dev); /* no pool: a cudaMalloc buffer */
     (void)cudaGetLastError();
 }
 

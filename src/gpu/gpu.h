@@ -110,7 +110,8 @@ g16_status g16__gpu_plan_check(g16__gpu *g, const g16__gpu_plan *p, g16_error *e
 g16_status g16__gpu_alloc(g16__gpu *g, void **dev, size_t bytes, const char *what, g16_error *err);
 void g16__gpu_free(g16__gpu *g, void *dev); /* NULL is a no-op; waits for the device first */
 /* Scratch buffers, stream-ordered on the context's stream (cudaMallocFromPoolAsync from the
- * device's pool, shared by its contexts): usable by work enqueued on the stream after the call;
+ * device's pool, shared by its contexts; plain cudaMalloc / cudaFree on a device without memory
+ * pools): usable by work enqueued on the stream after the call;
  * g16__gpu_scratch_free returns at once and the memory goes back to the pool when the stream gets
  * there, for the next scratch allocation to take without the driver. For buffers that come and go
  * with each run (the MSM's); g16__gpu_mem_info counts the pool's idle bytes as free. */

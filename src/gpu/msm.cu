@@ -1243,11 +1243,15 @@ cleanup:
     for (int i = 0; i <= G16__GPU_MSM_PH_COUNT; i++)
         if (x.ev[i])
             cudaEventDestroy(x.ev[i]);
+    if (x.set_start) {
+        /* after an error, chunk uploads may still read the caller's scalars: not past the return */
+        if (st != G16_OK)
+            (void)cudaStreamSynchronize(g16__gpu_side_stream(x.g));
+        cudaEventDestroy(x.set_start);
+    }
     for (int i = 0; i < MSM_UP_CHUNKS; i++)
         if (x.up[i])
             cudaEventDestroy(x.up[i]);
-    if (x.set_start)
-        cudaEventDestroy(x.set_start);
     free(hres);
     return st;
 }
