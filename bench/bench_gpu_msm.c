@@ -129,8 +129,9 @@ typedef struct {
     g16_fr *A, *B; /* page-locked, max n each */
 } bench;
 
-/* G16_BENCH_UPLOAD_CHUNKS=k: every run with opts.upload_chunks = k (msm_gpu.h) */
-static unsigned upload_chunks;
+/* G16_BENCH_UPLOAD_CHUNKS=k: every run with opts.upload_chunks = k; G16_BENCH_WINDOW=c: every
+ * run with opts.window = c (msm_gpu.h; 0: automatic) */
+static unsigned upload_chunks, window;
 
 static g16_status run(g16__gpu_msm *m, int g2, void *out, const g16_fr *k, const g16__gpu_msm_opts *o,
                       g16_error *err)
@@ -141,6 +142,8 @@ static g16_status run(g16__gpu_msm *m, int g2, void *out, const g16_fr *k, const
     else
         memset(&oo, 0, sizeof oo);
     oo.upload_chunks = upload_chunks;
+    if (window)
+        oo.window = window;
     return g2 ? g16__gpu_msm_run_p2(m, out, k, 1, &oo, err) : g16__gpu_msm_run_p1(m, out, k, 1, &oo, err);
 }
 
@@ -266,6 +269,8 @@ int main(int argc, char **argv)
     memset(&b, 0, sizeof b);
     if (getenv("G16_BENCH_UPLOAD_CHUNKS"))
         upload_chunks = (unsigned)atoi(getenv("G16_BENCH_UPLOAD_CHUNKS"));
+    if (getenv("G16_BENCH_WINDOW"))
+        window = (unsigned)atoi(getenv("G16_BENCH_WINDOW"));
     if (argc > 3) {
         *bench_md() = fopen(argv[3], "w");
         if (!*bench_md()) {
@@ -291,9 +296,9 @@ int main(int argc, char **argv)
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
     bench_emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms; scalar upload in %u chunk(s) at most "
-               "(G16_BENCH_UPLOAD_CHUNKS)\n\n",
+               "(G16_BENCH_UPLOAD_CHUNKS); window %s (G16_BENCH_WINDOW)\n\n",
                info.name, info.sm_count, (double)info.total_bytes / (1 << 30), date,
-               upload_chunks > 1 ? upload_chunks : 1);
+               upload_chunks > 1 ? upload_chunks : 1, window ? getenv("G16_BENCH_WINDOW") : "automatic");
     bench_emit("| group | n | scalars | window | time | sppark (speed-up) | IMAD floor | time / floor | upload | "
                "classify, ones | ones sum | digits | sort | accumulate | reduce | final | final on device (its run) |\n");
     bench_emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -615,12 +615,19 @@ static void test_digits_plan(void **state)
             mpz_clears(acc, t, want, NULL);
         }
     }
+    {
+        /* the largest window, asked for: 12 windows of 2^21 buckets, keys below 2^25 */
+        msm_plan p;
+        msm_plan_make(&p, 1ull << 26, MSM_MAX_WINDOW, 50000, 100000, 0, 1, 0);
+        assert_true(p.c == 22 && p.nwin == 12 && p.B == 1u << 21 && p.sent == 12u << 21 && p.key_bits == 25);
+        assert_true(p.L * p.TR == p.B && p.T0 * p.per0 >= p.N);
+    }
     static const uint64_t ms[] = {1, 2, 100, 1 << 16, 1 << 20, 1 << 24, 1ull << 26, 1ull << 27};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
         msm_plan p;
         msm_plan_make(&p, ms[i], 0, 50000, 100000, 0, 1, 0);
         assert_true(p.K == 1 && p.TL == p.T0);
-        assert_true(p.c >= 2 && p.c <= MSM_MAX_WINDOW);
+        assert_true(p.c >= 2 && p.c <= MSM_AUTO_MAX_WINDOW);
         assert_true((uint64_t)p.nwin * p.c >= 256);
         assert_true(p.sent < (1u << p.key_bits));
         assert_true(p.T0 * p.per0 >= p.N && (p.T0 - 1) * p.per0 < p.N);
@@ -779,8 +786,9 @@ static void test_dev_edges(void **state)
  * classify_ones: each chunk is classified and its ones summed behind its upload, the last chunk
  * shorter). Against the CPU: two sets in one call in up to 8 chunks with the final on the device
  * (nothing synchronizes the sets then, so the second set's upload must wait for the first set's
- * reads of the scalar buffer), each set alone in up to 3 chunks and in one piece, and the same
- * scalars from device memory; more than 8 chunks refused. */
+ * reads of the scalar buffer), each set alone in up to 3 chunks and in one piece, the same
+ * scalars from device memory, and with the largest window; more than 8 chunks or a window above
+ * 22 refused. */
 static void test_dev_chunked_upload(void **state)
 {
     (void)state;
@@ -822,8 +830,20 @@ static void test_dev_chunked_upload(void **state)
                             s ? IN_RANDOM : IN_FILECOIN, 0);
             }
         }
+        if (dev_max_log() >= 18) {
+            /* the largest window (opts only; 4x the buckets of the automatic maximum) */
+            memset(&o, 0, sizeof o);
+            o.window = MSM_MAX_WINDOW;
+            memset(one, 0x5a, sizeof one);
+            if (G->run(m, one, k, 1, &o, &err) != G16_OK)
+                fail_msg("%s window %u: %s", G->name, MSM_MAX_WINDOW, err.msg);
+            expect_same(G, one, want[0], "largest window", n, IN_FILECOIN, MSM_MAX_WINDOW);
+        }
         memset(&o, 0, sizeof o);
         o.upload_chunks = 9;
+        assert_int_equal(G->run(m, one, k, 1, &o, &err), G16_ERR_ARG);
+        o.upload_chunks = 0;
+        o.window = MSM_MAX_WINDOW + 1;
         assert_int_equal(G->run(m, one, k, 1, &o, &err), G16_ERR_ARG);
         void *dk = NULL;
         memset(&o, 0, sizeof o);
@@ -836,7 +856,7 @@ static void test_dev_chunked_upload(void **state)
         g16__gpu_free(g, dk);
         expect_same(G, one, want[0], "device scalars", n, IN_FILECOIN, 0);
         printf("  device %s: n = %zu, host scalars in chunks (batch of 2, alone) = in one piece = device scalars "
-               "= CPU\n",
+               "= window 22 = CPU\n",
                G->name, n);
         g16__gpu_msm_destroy(m);
         free(bases);

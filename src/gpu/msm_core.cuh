@@ -339,7 +339,11 @@ G16_HD void gfp2_inv_var(gfp2 *r, const gfp2 *a)
 
 /* ---------------------------------------------------------------- plan */
 
-#define MSM_MAX_WINDOW 20u /* c; buckets per window 2^(c-1) */
+#define MSM_MAX_WINDOW 22u /* c (opts.window); buckets per window 2^(c-1) */
+/* The automatic window stays at most 20: at 2^26-2^27 scalars the cost below prefers 22 (12
+ * windows instead of 13: 1.3% fewer additions at 2^26, 4.5% at 2^27, with 4x the buckets and their
+ * reduction), not yet measured on the device (G16_BENCH_WINDOW in bench_gpu_msm). */
+#define MSM_AUTO_MAX_WINDOW 20u
 #define MSM_CARRY_PER 16u  /* entries per thread in the carry levels (>= 4 so that they shrink) */
 #define MSM_SUM_GROUP 8u
 #define MSM_AFF_KMAX 64u     /* lanes per thread of the batch-affine level 0 */
@@ -358,14 +362,14 @@ typedef struct {
     uint32_t L, TR;        /* buckets per reduction thread; reduction threads per window (B / L) */
 } msm_plan;
 
-/* Window bits for m non-trivial scalars: the c in [2, MSM_MAX_WINDOW] minimizing
+/* Window bits for m non-trivial scalars: the c in [2, MSM_AUTO_MAX_WINDOW] minimizing
  * nwin·(m + 3·2^(c−1)) (mixed additions into buckets plus about 2 general additions, each
  * worth 1.5 mixed ones, per bucket in the reduction). */
 G16_HD uint32_t msm_window_for(uint64_t m)
 {
     uint32_t best = 2;
     double best_cost = 0;
-    for (uint32_t c = 2; c <= MSM_MAX_WINDOW; c++) {
+    for (uint32_t c = 2; c <= MSM_AUTO_MAX_WINDOW; c++) {
         double cost = (double)((256 + c - 1) / c) * ((double)m + 3.0 * (double)(1u << (c - 1)));
         if (c == 2 || cost < best_cost) {
             best = c;
