@@ -723,8 +723,8 @@ g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error 
 
 /* One MSM over the points [first, first + count) of query q: the handle (the resident one, or
  * uploaded now and destroyed after), one scalar set, the window sums combined on the host
- * (msm_gpu.h: a CPU core does the final ~256 doublings faster), the scratch freed so that the
- * next query has the room. */
+ * (the default, msm_gpu.h: a CPU core does the final ~256 doublings faster), the scratch given
+ * back to the device's pool (stream-ordered: the next query takes it without the driver). */
 static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr *scalars, size_t first,
                              size_t count, g16_error *err)
 {
