@@ -726,6 +726,8 @@ typedef struct {
     /* host scalars: chunk j's upload on the side stream records up[j]; set_start on the stream
      * keeps a set's uploads behind the previous set's reads of the scalar buffer */
     cudaEvent_t up[MSM_UP_CHUNKS], set_start;
+    unsigned up_nch;  /* chunks of a set's upload (1: one copy on the stream) */
+    uint64_t up_len;  /* points per chunk (msm_up_chunks) */
 } run_ctx;
 
 static uint64_t slots_for(const msm_plan *pl) { return 2 * pl->T0 + 2; }
@@ -1012,8 +1014,8 @@ template <int G2> static g16_status classify_ones(run_ctx *x, const g16_fr *scal
     g16__gpu_msm *m = x->m;
     fixed_bufs *f = x->f;
     int dev = o && o->device_scalars;
-    uint64_t n = m->n, words = (n + 31) / 32, len = n;
-    unsigned nch = dev || !o || o->upload_chunks < 2 ? 1 : msm_up_chunks(n, o->upload_chunks, f->ones_Qc, &len);
+    uint64_t n = m->n, words = (n + 31) / 32, len = x->up_len;
+    unsigned nch = x->up_nch;
     uint32_t Q = nch > 1 ? f->ones_Qc : f->ones_Q;
     cudaStream_t side = g16__gpu_side_stream(x->g);
     *T = nch > 1 ? f->ones_Tc : f->ones_T;
@@ -1195,14 +1197,14 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
     st = fixed_alloc(&x, nsets, err);
     if (st != G16_OK)
         goto cleanup;
-    {
-        uint64_t len;
-        if (o && !o->device_scalars && o->upload_chunks > 1 &&
-            msm_up_chunks(m->n, o->upload_chunks, x.f->ones_Qc, &len) > 1) {
-            G16_CU(cudaEventCreateWithFlags(&x.set_start, cudaEventDisableTiming));
-            for (int i = 0; i < MSM_UP_CHUNKS; i++)
-                G16_CU(cudaEventCreateWithFlags(&x.up[i], cudaEventDisableTiming));
-        }
+    x.up_nch = 1;
+    x.up_len = m->n;
+    if (o && !o->device_scalars && o->upload_chunks > 1)
+        x.up_nch = msm_up_chunks(m->n, o->upload_chunks, x.f->ones_Qc, &x.up_len);
+    if (x.up_nch > 1) {
+        G16_CU(cudaEventCreateWithFlags(&x.set_start, cudaEventDisableTiming));
+        for (int i = 0; i < MSM_UP_CHUNKS; i++)
+            G16_CU(cudaEventCreateWithFlags(&x.up[i], cudaEventDisableTiming));
     }
     {
         /* the Pippenger buffers for the largest case, all scalars non-trivial, up front; when
