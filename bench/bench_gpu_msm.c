@@ -6,9 +6,9 @@
  * Time: wall clock of g16__gpu_msm_run_p1/p2 for one scalar set (upload, classification with
  * its count download, Pippenger, result download and normalization), median of 3 runs after
  * a warm-up run that allocates the scratch memory. Phases: CUDA events of one more run (msm_gpu.h;
- * with G16_BENCH_UPLOAD_CHUNKS=k the scalars above 2^18 points cross PCIe in up to k chunks,
- * "upload" is then the first chunk's and "classify, ones" the rest of the upload with each
- * chunk's classification and ones' sums).
+ * from 2^23 points, or with G16_BENCH_UPLOAD_CHUNKS=k (1: one piece) above 2^18 points, the
+ * scalars cross PCIe in up to 8 (k) chunks, "upload" is then the first chunk's and "classify,
+ * ones" the rest of the upload with each chunk's classification and ones' sums).
  * Checks at every size and kind: linearity, MSM(a) + MSM(b) = MSM(a + b) on the device; at 2^16
  * (and 2^20 in G1) the Filecoin-like result against the CPU MSM on the downloaded bases.
  *
@@ -295,10 +295,15 @@ int main(int argc, char **argv)
     time_t now = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-    bench_emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms; scalar upload in %u chunk(s) at most "
+    char chunks[64];
+    if (upload_chunks)
+        snprintf(chunks, sizeof chunks, "%u chunk(s) at most", upload_chunks);
+    else
+        snprintf(chunks, sizeof chunks, "automatic chunks");
+    bench_emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms; scalar upload in %s "
                "(G16_BENCH_UPLOAD_CHUNKS); window %s (G16_BENCH_WINDOW)\n\n",
-               info.name, info.sm_count, (double)info.total_bytes / (1 << 30), date,
-               upload_chunks > 1 ? upload_chunks : 1, window ? getenv("G16_BENCH_WINDOW") : "automatic");
+               info.name, info.sm_count, (double)info.total_bytes / (1 << 30), date, chunks,
+               window ? getenv("G16_BENCH_WINDOW") : "automatic");
     bench_emit("| group | n | scalars | window | time | sppark (speed-up) | IMAD floor | time / floor | upload | "
                "classify, ones | ones sum | digits | sort | accumulate | reduce | final | final on device (its run) |\n");
     bench_emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

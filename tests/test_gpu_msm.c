@@ -534,7 +534,7 @@ static void test_sim_levels(void **state)
  * random and edge sizes: the chunks tile [0, n) in at most k pieces of at least MSM_UP_CHUNK_MIN
  * points (but the last), each boundary a whole number of bitmap words and of ones threads; the
  * chunks' thread ranges tile [0, T); every word a thread reads lies in its chunk; T threads of Q
- * words cover the bitmap. */
+ * words cover the bitmap; the default count (msm_up_chunks_asked) at its threshold. */
 static void test_up_chunks(void **state)
 {
     (void)state;
@@ -579,6 +579,14 @@ static void test_up_chunks(void **state)
         }
         assert_true(next_i == n && next_t == T);
     }
+    /* the default: 8 chunks from 2^23 host scalars, one piece below and for device scalars; an
+     * explicit count is kept */
+    assert_int_equal(msm_up_chunks_asked(MSM_UP_AUTO_MIN - 1, 0, 0), 1);
+    assert_int_equal(msm_up_chunks_asked(MSM_UP_AUTO_MIN, 0, 0), MSM_UP_CHUNKS);
+    assert_int_equal(msm_up_chunks_asked(1ull << 27, 0, 1), 1);
+    assert_int_equal(msm_up_chunks_asked(1ull << 27, 1, 0), 1);
+    assert_int_equal(msm_up_chunks_asked(1000, 3, 0), 3);
+    assert_true(MSM_UP_AUTO_MIN / MSM_UP_CHUNKS >= MSM_UP_CHUNK_MIN);
 }
 
 /* Booth digits against the CPU's definition, and the plan's invariants. */

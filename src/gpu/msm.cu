@@ -708,12 +708,12 @@ extern "C" size_t g16__gpu_msm_size(const g16__gpu_msm *m) { return m ? m->n : 0
 
 #define ALIGN_UP(x) (((x) + 255) & ~(size_t)255)
 
-/* With opts.upload_chunks, host scalars are uploaded in up to MSM_UP_CHUNKS chunks
- * (msm_core.cuh, msm_up_chunks) on the side stream; each chunk is classified and its scalars
- * equal to one summed as soon as it has arrived, while the next chunks cross PCIe. Its first form
- * (on by default, the ones' threads of one wave split over the chunks: 1/8 wave per chunk) made
- * the H200's ones phase ~5x longer (G2 2^24 Filecoin-like 181.9 -> 223.7 ms), hence a wave per
- * chunk now (ones_Qc) and off by default until measured. */
+/* Host scalars of MSM_UP_AUTO_MIN points and more (or as opts.upload_chunks says) are uploaded in
+ * up to MSM_UP_CHUNKS chunks (msm_core.cuh, msm_up_chunks) on the side stream; each chunk is
+ * classified and its scalars equal to one summed as soon as it has arrived, while the next chunks
+ * cross PCIe. Its first form (the ones' threads of one wave split over the chunks: 1/8 wave per
+ * chunk) made the H200's ones phase ~5x longer (G2 2^24 Filecoin-like 181.9 -> 223.7 ms), hence a
+ * wave per chunk (ones_Qc): Filecoin-like G1 2^26 202.0 -> 191.7 ms. */
 
 typedef struct {
     g16__gpu_msm *m;
@@ -1199,8 +1199,11 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
         goto cleanup;
     x.up_nch = 1;
     x.up_len = m->n;
-    if (o && !o->device_scalars && o->upload_chunks > 1)
-        x.up_nch = msm_up_chunks(m->n, o->upload_chunks, x.f->ones_Qc, &x.up_len);
+    {
+        unsigned k = msm_up_chunks_asked(m->n, o ? o->upload_chunks : 0, o && o->device_scalars);
+        if (k > 1)
+            x.up_nch = msm_up_chunks(m->n, k, x.f->ones_Qc, &x.up_len);
+    }
     if (x.up_nch > 1) {
         G16_CU(cudaEventCreateWithFlags(&x.set_start, cudaEventDisableTiming));
         for (int i = 0; i < MSM_UP_CHUNKS; i++)

@@ -387,6 +387,23 @@ G16_HD uint64_t msm_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
  * chunk (the last one shorter). */
 #define MSM_UP_CHUNKS 8
 #define MSM_UP_CHUNK_MIN ((uint64_t)1 << 18)
+/* opts.upload_chunks = 0: MSM_UP_CHUNKS chunks from this many points, one piece below. On the H200
+ * (bench_gpu_msm 26 24, two runs alternated in one job, bench/RESULTS.md "eleventh"): Filecoin-like
+ * G1 2^26 202.0 -> 191.7 ms, G1 2^24 60.3 -> 57.4, G2 2^24 174.7 -> 169.4, G1 2^22 18.5 -> 17.7,
+ * but G2 2^22 52.6 -> 53.9; random scalars unchanged within 0.3 ms (their work does not wait for the
+ * classification). */
+#define MSM_UP_AUTO_MIN ((uint64_t)1 << 23)
+
+/* The chunks asked for: opts.upload_chunks (0: by n, MSM_UP_AUTO_MIN), one piece for device
+ * scalars. */
+G16_HD unsigned msm_up_chunks_asked(uint64_t n, unsigned opt, int device_scalars)
+{
+    if (device_scalars)
+        return 1;
+    if (opt)
+        return opt;
+    return n >= MSM_UP_AUTO_MIN ? MSM_UP_CHUNKS : 1;
+}
 
 G16_HD unsigned msm_up_chunks(uint64_t n, unsigned k, uint32_t Q, uint64_t *len)
 {
