@@ -593,16 +593,21 @@ static void test_dev_scratch_pool(void **state)
     if (g16__gpu_alloc(g2, &d, big, "test buffer (large)", &err) != G16_OK)
         fail_msg("alloc of %zu bytes beside %zu idle in the pool: %s", big, big, err.msg);
     g16__gpu_free(g2, d);
-    /* more than the device has */
-    g16_status st = g16__gpu_scratch_alloc(g1, &d, total + ((size_t)1 << 30), "test scratch (too large)", &err);
-    assert_int_equal(st, G16_ERR_NOMEM);
-    assert_null(d);
-    assert_non_null(strstr(err.msg, "out of device memory"));
-    assert_non_null(strstr(err.msg, "test scratch (too large)"));
-    printf("  %s\n", err.msg);
-    st = g16__gpu_alloc(g2, &d, total + ((size_t)1 << 30), "test buffer (too large)", &err);
-    assert_int_equal(st, G16_ERR_NOMEM);
-    assert_null(d);
+    /* more than the device has (not under compute-sanitizer, which counts each failed CUDA call
+     * as an error: the sanitize job sets G16_GPU_TEST_SANITIZER) */
+    if (!getenv("G16_GPU_TEST_SANITIZER")) {
+        g16_status st = g16__gpu_scratch_alloc(g1, &d, total + ((size_t)1 << 30), "test scratch (too large)", &err);
+        assert_int_equal(st, G16_ERR_NOMEM);
+        assert_null(d);
+        assert_non_null(strstr(err.msg, "out of device memory"));
+        assert_non_null(strstr(err.msg, "test scratch (too large)"));
+        printf("  %s\n", err.msg);
+        st = g16__gpu_alloc(g2, &d, total + ((size_t)1 << 30), "test buffer (too large)", &err);
+        assert_int_equal(st, G16_ERR_NOMEM);
+        assert_null(d);
+    } else {
+        printf("  G16_GPU_TEST_SANITIZER: the allocations meant to fail left out\n");
+    }
     /* both contexts still work */
     assert_int_equal(g16__gpu_scratch_alloc(g2, &d, n * 8, "test scratch", &err), G16_OK);
     g16__gpu_scratch_free(g2, d);

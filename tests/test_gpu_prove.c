@@ -674,6 +674,29 @@ static void test_gpu_prefetch(void **state)
     assert_int_equal(g16__gpu_prover_prefetch_mode(gp), 0);
     run_circuit(gp, &f, abc[2], f.w[2], want_h[2], &want[2], abc[0], "streaming: circuit 2");
     expect_counts(gp, 0, 0, 1, "streaming");
+    {
+        /* the queries' memory page-locked, also for a second prover of the same parameters (one
+         * registration per range, counted), and again after both let go. The small parameter
+         * set's queries may share pages: registered one by one, CUDA refused the second (seen
+         * under compute-sanitizer) and the provers ran from pageable memory. */
+        g16__gpu_prover *gp2 = NULL;
+        char d1[256], d2[256];
+        if (g16__gpu_prover_create(&gp2, 0, f.p, f.r, &err) != G16_OK)
+            fail_msg("second streaming prover: %s", err.msg);
+        g16__gpu_prover_describe(gp, d1, sizeof d1);
+        g16__gpu_prover_describe(gp2, d2, sizeof d2);
+        if (!strstr(d1, "from page-locked host memory") || !strstr(d2, "from page-locked host memory"))
+            fail_msg("streaming provers: '%s' / '%s'", d1, d2);
+        g16__gpu_prover_destroy(gp);
+        g16__gpu_prover_destroy(gp2);
+        gp = gp2 = NULL;
+        if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+            fail_msg("streaming prover again: %s", err.msg);
+        g16__gpu_prover_describe(gp, d1, sizeof d1);
+        if (!strstr(d1, "from page-locked host memory"))
+            fail_msg("streaming prover again: '%s'", d1);
+        run_circuit(gp, &f, abc[1], f.w[1], want_h[1], &want[1], NULL, "streaming again: circuit 1");
+    }
     g16__gpu_prover_destroy(gp);
     gp = NULL;
     env_restore("G16_GPU_STREAM", saved_stream);
@@ -684,7 +707,7 @@ static void test_gpu_prefetch(void **state)
     assert_non_null(strstr(err.msg, "G16_GPU_PREFETCH"));
     env_restore("G16_GPU_PREFETCH", saved);
     printf("  prefetch of a/b/c: taken (buffers swapped), kept, replaced, released, cancelled, left at destroy; "
-           "off and streaming upload; H and sums = CPU each time\n");
+           "off and streaming upload (page-locked, two provers); H and sums = CPU each time\n");
     for (int i = 0; i < 3; i++) {
         g16__gpu_host_free(abc[i]);
         free(want_h[i]);

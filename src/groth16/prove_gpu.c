@@ -189,23 +189,60 @@ static g16_status q_create(g16__gpu_prover *gp, int q, size_t first, size_t coun
  * Streamed chunks cross PCIe once per proof; from pageable memory the driver stages them at ~10
  * GB/s (H200 host, 2^25: ~2 s per proof for 19 GB of queries), from page-locked memory the DMA
  * reads them directly. Several provers (workers) share one parameter set, so registrations are
- * counted per address, process-wide: the last prover to let go unregisters (never while another
- * worker's upload may still read the memory). */
+ * counted per range, process-wide: the last prover to let go unregisters (never while another
+ * worker's upload may still read the memory).
+ * Registration is by whole pages, and CUDA refuses one that overlaps another
+ * (cudaErrorHostMemoryAlreadyRegistered): queries that share a page (the arrays of a small
+ * parameter set, allocated one after the other) are registered as one range, the union of their
+ * pages (compute-sanitizer saw the refusal in test_gpu_prove, whose provers then ran pageable). */
 #define PIN_MAX 64
+#define PIN_PAGE ((uintptr_t)4096)
 static pthread_mutex_t pin_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-    const void *host;
+    uintptr_t lo, hi;
     void *token;
     unsigned refs;
 } pin_tab[PIN_MAX];
 
-static g16_status pin_one(const void *host, size_t bytes, g16_error *err)
+typedef struct {
+    uintptr_t lo, hi; /* page-aligned [lo, hi) */
+} pin_range;
+
+/* The queries' pages as disjoint ranges (at most Q_COUNT), in address order: overlapping or
+ * touching page ranges merged. Returns the count. */
+static int pin_ranges(const struct g16_params *p, pin_range *r)
+{
+    int k = 0;
+    size_t n;
+    for (int q = 0; q < Q_COUNT; q++) {
+        uintptr_t b = (uintptr_t)q_bases(p, q, &n);
+        if (!n)
+            continue;
+        pin_range x = {b & ~(PIN_PAGE - 1), (b + n * q_point_bytes(q) + PIN_PAGE - 1) & ~(PIN_PAGE - 1)};
+        int i = k++;
+        for (; i > 0 && r[i - 1].lo > x.lo; i--) /* insertion in address order */
+            r[i] = r[i - 1];
+        r[i] = x;
+    }
+    int m = 0;
+    for (int i = 0; i < k; i++) {
+        if (m && r[i].lo <= r[m - 1].hi) {
+            if (r[i].hi > r[m - 1].hi)
+                r[m - 1].hi = r[i].hi;
+        } else {
+            r[m++] = r[i];
+        }
+    }
+    return m;
+}
+
+static g16_status pin_one(pin_range x, g16_error *err)
 {
     g16_status st = G16_OK;
     int freeslot = -1;
     pthread_mutex_lock(&pin_mu);
     for (int i = 0; i < PIN_MAX; i++) {
-        if (pin_tab[i].refs && pin_tab[i].host == host) {
+        if (pin_tab[i].refs && pin_tab[i].lo == x.lo && pin_tab[i].hi == x.hi) {
             pin_tab[i].refs++;
             goto cleanup;
         }
@@ -213,11 +250,12 @@ static g16_status pin_one(const void *host, size_t bytes, g16_error *err)
             freeslot = i;
     }
     if (freeslot < 0) {
-        st = g16__error(err, G16_ERR_UNSUPPORTED, "gpu prover: more than %d page-locked query arrays", PIN_MAX);
+        st = g16__error(err, G16_ERR_UNSUPPORTED, "gpu prover: more than %d page-locked query ranges", PIN_MAX);
         goto cleanup;
     }
-    if ((st = g16__gpu_host_register(&pin_tab[freeslot].token, host, bytes, err)) == G16_OK) {
-        pin_tab[freeslot].host = host;
+    if ((st = g16__gpu_host_register(&pin_tab[freeslot].token, (const void *)x.lo, x.hi - x.lo, err)) == G16_OK) {
+        pin_tab[freeslot].lo = x.lo;
+        pin_tab[freeslot].hi = x.hi;
         pin_tab[freeslot].refs = 1;
     }
 cleanup:
@@ -225,15 +263,14 @@ cleanup:
     return st;
 }
 
-static void unpin_one(const void *host)
+static void unpin_one(pin_range x)
 {
     pthread_mutex_lock(&pin_mu);
     for (int i = 0; i < PIN_MAX; i++) {
-        if (pin_tab[i].refs && pin_tab[i].host == host) {
+        if (pin_tab[i].refs && pin_tab[i].lo == x.lo && pin_tab[i].hi == x.hi) {
             if (--pin_tab[i].refs == 0) {
                 g16__gpu_host_unregister(pin_tab[i].token);
-                pin_tab[i].token = NULL;
-                pin_tab[i].host = NULL;
+                memset(&pin_tab[i], 0, sizeof pin_tab[i]);
             }
             break;
         }
@@ -241,21 +278,12 @@ static void unpin_one(const void *host)
     pthread_mutex_unlock(&pin_mu);
 }
 
-/* Lets go of the first k queries' registrations. */
-static void unpin_queries(g16__gpu_prover *gp, int k)
-{
-    size_t n;
-    for (int q = 0; q < k; q++) {
-        const void *b = q_bases(gp->p, q, &n);
-        if (n)
-            unpin_one(b);
-    }
-}
-
 static void pin_release(g16__gpu_prover *gp)
 {
+    pin_range r[Q_COUNT];
     if (gp->pinned)
-        unpin_queries(gp, Q_COUNT);
+        for (int i = 0, k = pin_ranges(gp->p, r); i < k; i++)
+            unpin_one(r[i]);
     gp->pinned = 0;
 }
 
@@ -265,25 +293,25 @@ static void pin_acquire(g16__gpu_prover *gp)
 {
     const char *env = getenv("G16_GPU_PIN_QUERIES");
     g16_error e = {0, ""};
-    int q = 0;
-    size_t n;
+    pin_range r[Q_COUNT];
+    int i = 0, k;
     if (env && !strcmp(env, "0")) {
         snprintf(gp->pin_note, sizeof gp->pin_note, "pageable (G16_GPU_PIN_QUERIES=0)");
         return;
     }
     g16__span sp = g16__span_begin("gpu.pin_queries");
-    for (; q < Q_COUNT; q++) {
-        const void *b = q_bases(gp->p, q, &n);
-        if (n && pin_one(b, n * q_point_bytes(q), &e) != G16_OK)
+    k = pin_ranges(gp->p, r);
+    for (; i < k; i++)
+        if (pin_one(r[i], &e) != G16_OK)
             break;
-    }
     g16__span_end(sp);
-    if (q == Q_COUNT) {
+    if (i == k) {
         gp->pinned = 1;
         snprintf(gp->pin_note, sizeof gp->pin_note, "page-locked");
         return;
     }
-    unpin_queries(gp, q); /* the ones that worked */
+    while (i-- > 0) /* the ones that worked */
+        unpin_one(r[i]);
     snprintf(gp->pin_note, sizeof gp->pin_note, "pageable (%.120s)", e.msg);
 }
 
