@@ -300,13 +300,10 @@ int main(int argc, char **argv)
         snprintf(chunks, sizeof chunks, "%u chunk(s) at most", upload_chunks);
     else
         snprintf(chunks, sizeof chunks, "automatic chunks");
-    const char *pair = getenv("G16_MSM_PAIR_G2"), *pair_blocks = getenv("G16_MSM_PAIR_BLOCKS");
     bench_emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms; scalar upload in %s "
-               "(G16_BENCH_UPLOAD_CHUNKS); window %s (G16_BENCH_WINDOW); G2 level 0: %s (G16_MSM_PAIR_G2, "
-               "G16_MSM_PAIR_BLOCKS %s)\n\n",
+               "(G16_BENCH_UPLOAD_CHUNKS); window %s (G16_BENCH_WINDOW)\n\n",
                info.name, info.sm_count, (double)info.total_bytes / (1 << 30), date, chunks,
-               window ? getenv("G16_BENCH_WINDOW") : "automatic", pair ? pair : "default",
-               pair_blocks ? pair_blocks : "default");
+               window ? getenv("G16_BENCH_WINDOW") : "automatic");
     bench_emit("| group | n | scalars | window | time | sppark (speed-up) | IMAD floor | time / floor | upload | "
                "classify, ones | ones sum | digits | sort | accumulate | reduce | final | final on device (its run) |\n");
     bench_emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

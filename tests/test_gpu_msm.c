@@ -748,14 +748,8 @@ static void test_dev_sizes(void **state)
         dev_check(g, G, bases, k, nmax, IN_RANDOM, &o);
         o.lanes = 1;
         dev_check(g, G, bases, k, nmax, IN_RANDOM, &o);
-        if (gi) { /* G2's level 0 by thread pairs, in 1000 level-0 threads and in a full wave */
-            o.pair = 2;
-            dev_check(g, G, bases, k, nmax, IN_RANDOM, &o);
-            o.threads0 = 0;
-            dev_check(g, G, bases, k, nmax, IN_RANDOM, &o);
-        }
-        printf("  device %s: n = 1, 2, 3, 2^k +- 1 up to 2^%u agree with the CPU (2^%u + 1 also with either level 0%s)\n",
-               G->name, gmax, gmax, gi ? " and thread pairs" : "");
+        printf("  device %s: n = 1, 2, 3, 2^k +- 1 up to 2^%u agree with the CPU (2^%u + 1 also with either level 0)\n",
+               G->name, gmax, gmax);
         free(bases);
         free(k);
     }
@@ -787,21 +781,9 @@ static void test_dev_edges(void **state)
             /* the same shapes with the batch-affine level 0 (each special case through the lanes) */
             o.lanes = 2 + (unsigned)(kind % 7);
             dev_check(g, G, bases, k, n, (input_kind)kind, &o);
-            if (gi) {
-                /* G2's level 0 by thread pairs (msm_pair.cuh), in those shapes and the automatic
-                 * ones, and single threads forced */
-                o.lanes = 1;
-                o.pair = 2;
-                dev_check(g, G, bases, k, n, (input_kind)kind, &o);
-                memset(&o, 0, sizeof o);
-                o.pair = 2;
-                dev_check(g, G, bases, k, n, (input_kind)kind, &o);
-                o.pair = 1;
-                dev_check(g, G, bases, k, n, (input_kind)kind, &o);
-            }
         }
-        printf("  device %s: edge cases at n = %zu agree with the CPU (automatic and forced small shapes%s)\n",
-               G->name, n, gi ? "; level 0 by thread pairs and by single threads" : "");
+        printf("  device %s: edge cases at n = %zu agree with the CPU (automatic and forced small shapes)\n",
+               G->name, n);
         free(bases);
         free(k);
     }
@@ -870,9 +852,6 @@ static void test_dev_chunked_upload(void **state)
         assert_int_equal(G->run(m, one, k, 1, &o, &err), G16_ERR_ARG);
         o.upload_chunks = 0;
         o.window = MSM_MAX_WINDOW + 1;
-        assert_int_equal(G->run(m, one, k, 1, &o, &err), G16_ERR_ARG);
-        o.window = 0;
-        o.pair = 3;
         assert_int_equal(G->run(m, one, k, 1, &o, &err), G16_ERR_ARG);
         void *dk = NULL;
         memset(&o, 0, sizeof o);

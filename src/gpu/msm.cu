@@ -25,17 +25,6 @@
 #ifndef G16_MSM_LANES_G2
 #define G16_MSM_LANES_G2 1
 #endif
-/* G2's level 0 by thread pairs (msm_pair.cuh) by default: 0 (G16_MSM_PAIR_G2 in the environment
- * or opts.pair choose per handle or run). Off until measured on the H200. */
-#ifndef G16_MSM_PAIR_G2
-#define G16_MSM_PAIR_G2 0
-#endif
-/* Blocks per SM of the pair kernel (k_acc0_pair<B>: registers per thread 65536 / (B·TPB)), 2 or 3;
- * G16_MSM_PAIR_BLOCKS in the environment picks the other. ptxas: 3 blocks at 168 registers with
- * ~300 bytes spilled per thread, 2 blocks at 226 registers without spills. */
-#ifndef G16_MSM_PAIR_BLOCKS
-#define G16_MSM_PAIR_BLOCKS 3
-#endif
 #define RANDOM_TABLE 48 /* random bases: sums over subsets of this many points */
 
 /* Buffers of a run that depend on n only (allocated at the first run, kept with the handle). */
@@ -79,9 +68,6 @@ struct g16__gpu_msm {
     int acc0_blocks;      /* G1: which k_acc0 (3 or 4 blocks per SM); G2: 2 */
     uint64_t threads_aff; /* resident threads of the batch-affine level-0 kernel */
     uint32_t lanes;       /* lanes per batch-affine level-0 thread (1: XYZZ level 0 only) */
-    int pair;             /* G2: level 0 by thread pairs (msm_pair.cuh) by default */
-    int pair_blocks;      /* G2: which k_acc0_pair (2 or 3 blocks per SM) */
-    uint64_t threads_pair; /* G2: level-0 threads (pairs) of one full wave of the pair kernel */
     /* scratch of the runs: NULL until the first run */
     void *fixed_mem, *pip_mem, *res;
     size_t res_cap; /* results res holds */
@@ -165,19 +151,6 @@ template <int G2, int MINB> __global__ static void __launch_bounds__(TPB, MINB) 
         g2_acc0_thread(&l, t);
     else
         g1_acc0_thread(&l, t);
-}
-
-/* G2's level 0 by thread pairs (msm_pair.cuh): lanes 2t and 2t + 1 run level-0 thread t, each
- * with one coefficient of every Fp2 value. */
-template <int MINB> __global__ static void __launch_bounds__(TPB, MINB) k_acc0_pair(msm_level lv, uint64_t T)
-{
-#if defined(G16_PTX)
-    uint64_t t = gtid() >> 1;
-    if (t >= T)
-        return;
-    msm_level l = lv;
-    g2h_acc0_thread(&l, t);
-#endif
 }
 
 /* Batch-affine level 0 (plan K > 1; msm_curve.cuh, acc0_aff_thread). G1 at 3 blocks per SM
@@ -485,8 +458,7 @@ static g16_status stack_limit(g16_error *err)
                              (const void *)k_sum<1>,     (const void *)k_ones<1>,    (const void *)k_final<1>,
                              (const void *)k_random<1>,  (const void *)k_acc0<0, 3>, (const void *)k_acc0<0, 4>,
                              (const void *)k_acc0_aff<0>, (const void *)k_acc0_aff<1>,
-                             (const void *)k_reduce<0>,  (const void *)k_acc0_pair<2>,
-                             (const void *)k_acc0_pair<3>};
+                             (const void *)k_reduce<0>};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         cudaFuncAttributes a;
         G16_CU(cudaFuncGetAttributes(&a, kernels[i]));
@@ -532,17 +504,6 @@ static g16_status occupancy(g16__gpu_msm *m, g16_error *err)
         const char *e = getenv(m->g2 ? "G16_MSM_LANES_G2" : "G16_MSM_LANES_G1");
         long v = e ? strtol(e, NULL, 10) : (m->g2 ? G16_MSM_LANES_G2 : G16_MSM_LANES_G1);
         m->lanes = v < 1 ? 1 : v > (long)MSM_AFF_KMAX ? MSM_AFF_KMAX : (uint32_t)v;
-    }
-    if (m->g2) {
-        const char *e = getenv("G16_MSM_PAIR_G2");
-        m->pair = e ? strcmp(e, "0") != 0 : G16_MSM_PAIR_G2;
-        e = getenv("G16_MSM_PAIR_BLOCKS");
-        m->pair_blocks = e && (!strcmp(e, "2") || !strcmp(e, "3")) ? atoi(e) : G16_MSM_PAIR_BLOCKS;
-        if (m->pair_blocks == 2)
-            G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0_pair<2>, TPB, 0));
-        else
-            G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0_pair<3>, TPB, 0));
-        m->threads_pair = (uint64_t)(nb < 1 ? 1 : nb) * (TPB / 2) * (uint64_t)m->g->info.sm_count;
     }
 cleanup:
     return st;
@@ -778,23 +739,6 @@ static uint32_t lanes_for(const g16__gpu_msm *m, const g16__gpu_msm_opts *o)
     return o && o->lanes ? o->lanes : m->lanes;
 }
 
-/* Whether a G2 run's XYZZ level 0 runs by thread pairs: the options' (1 single threads, 2 pairs),
- * else the handle's default. */
-static int pair_for(const g16__gpu_msm *m, const g16__gpu_msm_opts *o)
-{
-    if (!m->g2)
-        return 0;
-    return o && o->pair ? o->pair == 2 : m->pair;
-}
-
-/* Level-0 threads of a run: the options', else one full wave of the level-0 kernel it runs. */
-static uint64_t threads0_for(const g16__gpu_msm *m, const g16__gpu_msm_opts *o)
-{
-    if (o && o->threads0)
-        return o->threads0;
-    return pair_for(m, o) ? m->threads_pair : m->threads_acc;
-}
-
 /* Carves `count` buffers of the given sizes out of one scratch allocation (the device's pool:
  * stream-ordered, so a handle's scratch freed after its run is the next handle's without a
  * cudaFree / cudaMalloc pair). */
@@ -1014,10 +958,6 @@ template <int G2> static g16_status pippenger(run_ctx *x, const msm_plan *pl, co
         lv.lanes = (msm_lane *)p->lanes;
         if (pl->K > 1)
             G16_CU_LAUNCH(k_acc0_aff<G2><<<blocks_for(pl->TL), TPB, 0, x->s>>>(lv, pl->TL));
-        else if (G2 && pair_for(x->m, o) && x->m->pair_blocks == 2)
-            G16_CU_LAUNCH(k_acc0_pair<2><<<blocks_for(2 * pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
-        else if (G2 && pair_for(x->m, o))
-            G16_CU_LAUNCH(k_acc0_pair<3><<<blocks_for(2 * pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
         else if constexpr (G2)
             G16_CU_LAUNCH(k_acc0<1, 2><<<blocks_for(pl->T0), TPB, 0, x->s>>>(lv, pl->T0));
         else if (x->m->acc0_blocks == 4)
@@ -1149,7 +1089,7 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
     if (st != G16_OK)
         goto cleanup;
     if (count > 0) {
-        msm_plan_make(&pl, (uint64_t)count, o ? o->window : 0, threads0_for(m, o),
+        msm_plan_make(&pl, (uint64_t)count, o ? o->window : 0, o && o->threads0 ? o->threads0 : m->threads_acc,
                       m->threads_red, o ? o->carry_per : 0, lanes_for(m, o), o && o->threads0 ? o->threads0 : m->threads_aff);
         st = pip_ensure(x, &pl, err);
         if (st != G16_OK)
@@ -1204,8 +1144,6 @@ static g16_status check_opts(const g16__gpu_msm_opts *o, g16_error *err)
         return G16_OK;
     if (o->window && (o->window < 2 || o->window > MSM_MAX_WINDOW))
         return g16__error(err, G16_ERR_ARG, "gpu msm: window %u (2..%u or 0)", o->window, MSM_MAX_WINDOW);
-    if (o->pair > 2)
-        return g16__error(err, G16_ERR_ARG, "gpu msm: pair %u (0, 1 or 2)", o->pair);
     if (o->carry_per && o->carry_per < 4)
         return g16__error(err, G16_ERR_ARG, "gpu msm: carry_per %u (>= 4 or 0)", o->carry_per);
     if (o->upload_chunks > MSM_UP_CHUNKS)
@@ -1276,7 +1214,7 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
          * they do not fit, each set allocates for its own count (fewer non-trivial scalars may
          * fit, and a set that does not gives the error) */
         msm_plan pl;
-        msm_plan_make(&pl, m->n, o ? o->window : 0, threads0_for(m, o), m->threads_red,
+        msm_plan_make(&pl, m->n, o ? o->window : 0, o && o->threads0 ? o->threads0 : m->threads_acc, m->threads_red,
                       o ? o->carry_per : 0, lanes_for(m, o), o && o->threads0 ? o->threads0 : m->threads_aff);
         st = pip_ensure(&x, &pl, err);
         if (st == G16_ERR_NOMEM)

@@ -628,6 +628,4 @@ G16_HD void msm_digits_thread(const msm_plan *p, const gfr *scal, const uint32_t
 #undef MSM_ADD_F
 #undef MSM_P
 
-#include "gpu/msm_pair.cuh"
-
 #endif /* G16_GPU_MSM_CORE_CUH */

@@ -10,14 +10,11 @@
  *   aff   (x, y); (0, 0) is infinity (as g16_p1_affine / g16_p2_affine, same bits).
  *   xyzz  (X, Y, ZZ, ZZZ): x = X/ZZ, y = Y/ZZZ, ZZ³ = ZZZ²; ZZ = 0 is infinity (all-zero bits
  *         after set_inf, so zero-filled device memory is an array of infinities).
- * msm_pair.cuh includes it a third time with MSM_HALF (G2's level 0 by thread pairs): then only
- * the point formulas and acc0_thread, with that file's memory accesses and MSM_LEAD.
  * Formulas: the Explicit-Formulas Database's XYZZ set for a = 0 (add-2008-s, madd-2008-s,
  * dbl-2008-s-1), as in the CPU MSM (msm_tmpl.h), with the same special cases (equal points
  * double, opposite points give infinity), so every input the CPU accepts is handled.
  */
 
-#ifndef MSM_HALF /* msm_pair.cuh defines its own, with the same fields, before its memory hooks */
 typedef struct {
     MSM_FE x, y;
 } MSM_P(aff);
@@ -25,7 +22,6 @@ typedef struct {
 typedef struct {
     MSM_FE x, y, zz, zzz;
 } MSM_P(xyzz);
-#endif
 
 G16_HD void MSM_P(set_inf)(MSM_P(xyzz) *r)
 {
@@ -124,7 +120,6 @@ G16_HD void MSM_P(madd_inl)(MSM_P(xyzz) *r, const MSM_P(aff) *p, int neg)
     r->x = t;
 }
 
-#ifndef MSM_HALF
 /* *r = *p; on the device as 128-bit read-only loads (the level-0 base reads are random: 6 / 12
  * requests per point instead of 24 / 48; affine points are 16-byte aligned in their arrays). */
 G16_HD void MSM_P(aff_load)(MSM_P(aff) *r, const MSM_P(aff) *p)
@@ -216,19 +211,6 @@ G16_HD void MSM_P(aff_prefetch)(const MSM_P(aff) *p)
 #endif
 }
 
-/* The level 0's memory accesses (msm_pair.cuh has its own for the thread pairs, where a thread
- * reads and writes one coefficient of each Fp2 value): base i of the array, point i written (or
- * set to infinity), and whether this thread writes the keys (MSM_LEAD). */
-G16_HD void MSM_P(base_load)(MSM_P(aff) *r, const void *bases, uint32_t i)
-{
-    MSM_P(aff_load)(r, (const MSM_P(aff) *)bases + i);
-}
-G16_HD void MSM_P(base_prefetch)(const void *bases, uint32_t i) { MSM_P(aff_prefetch)((const MSM_P(aff) *)bases + i); }
-G16_HD void MSM_P(pt_store)(void *arr, uint64_t i, const MSM_P(xyzz) *p) { ((MSM_P(xyzz) *)arr)[i] = *p; }
-G16_HD void MSM_P(pt_store_inf)(void *arr, uint64_t i) { MSM_P(set_inf)((MSM_P(xyzz) *)arr + i); }
-#define MSM_LEAD 1
-#endif /* !MSM_HALF */
-
 /* Bucket accumulation, one thread of level 0 (msm_core.cuh, step 3): mixed additions of the
  * sorted entries' bases, inline (madd_inl). The next entry's base is requested before the current
  * addition so that its (random) read overlaps the arithmetic: MSM_ACC0_REGPF 1 loads it into
@@ -236,31 +218,29 @@ G16_HD void MSM_P(pt_store_inf)(void *arr, uint64_t i) { MSM_P(set_inf)((MSM_P(x
  * per point the inline addition cannot spare). */
 G16_HD void MSM_P(acc0_thread)(const msm_level *lv, uint64_t t)
 {
-    const void *bases = lv->bases;
-    void *buckets = lv->buckets, *spts = lv->opts;
+    const MSM_P(aff) *bases = (const MSM_P(aff) *)lv->bases;
+    MSM_P(xyzz) *buckets = (MSM_P(xyzz) *)lv->buckets;
+    MSM_P(xyzz) *spts = (MSM_P(xyzz) *)lv->opts;
     const uint32_t *keys = lv->keys, *vals = lv->vals;
     uint64_t n = lv->n, start = t * lv->per, end = start + lv->per < n ? start + lv->per : n;
     uint32_t sent = lv->sent;
     MSM_P(xyzz) acc;
-    if (MSM_LEAD) {
-        lv->okeys[2 * t] = sent;
-        lv->okeys[2 * t + 1] = sent;
-    }
-    MSM_P(pt_store_inf)(spts, 2 * t);
-    MSM_P(pt_store_inf)(spts, 2 * t + 1);
+    lv->okeys[2 * t] = sent;
+    lv->okeys[2 * t + 1] = sent;
+    MSM_P(set_inf)(&spts[2 * t]);
+    MSM_P(set_inf)(&spts[2 * t + 1]);
     if (start >= n || keys[start] == sent)
         return;
     uint32_t cur = keys[start];
     int head = start > 0 && keys[start - 1] == cur, first = 1;
-    if (MSM_LEAD)
-        lv->okeys[2 * t] = cur;
+    lv->okeys[2 * t] = cur;
     MSM_P(set_inf)(&acc);
     uint32_t v = vals[start];
 #if MSM_ACC0_REGPF
     MSM_P(aff) nb;
-    MSM_P(base_load)(&nb, bases, v & 0x7fffffffu);
+    MSM_P(aff_load)(&nb, &bases[v & 0x7fffffffu]);
 #else
-    MSM_P(base_prefetch)(bases, v & 0x7fffffffu);
+    MSM_P(aff_prefetch)(&bases[v & 0x7fffffffu]);
 #endif
     uint64_t i;
     for (i = start; i < end; i++) {
@@ -272,24 +252,24 @@ G16_HD void MSM_P(acc0_thread)(const msm_level *lv, uint64_t t)
 #if MSM_ACC0_REGPF
         b = nb;
 #else
-        MSM_P(base_load)(&b, bases, v & 0x7fffffffu);
+        MSM_P(aff_load)(&b, &bases[v & 0x7fffffffu]);
 #endif
         if (i + 1 < end) {
             /* a sentinel entry's value is a valid base index too */
             v = vals[i + 1];
 #if MSM_ACC0_REGPF
-            MSM_P(base_load)(&nb, bases, v & 0x7fffffffu);
+            MSM_P(aff_load)(&nb, &bases[v & 0x7fffffffu]);
 #else
-            MSM_P(base_prefetch)(bases, v & 0x7fffffffu);
+            MSM_P(aff_prefetch)(&bases[v & 0x7fffffffu]);
 #endif
         }
         if (k != cur) {
             /* cur ends inside this range: either it began in an earlier one (head slot) or it
              * is this thread's alone */
             if (first && head)
-                MSM_P(pt_store)(spts, 2 * t, &acc);
+                spts[2 * t] = acc;
             else
-                MSM_P(pt_store)(buckets, cur, &acc);
+                buckets[cur] = acc;
             first = 0;
             cur = k;
             MSM_P(set_inf)(&acc);
@@ -297,17 +277,15 @@ G16_HD void MSM_P(acc0_thread)(const msm_level *lv, uint64_t t)
         MSM_P(madd_inl)(&acc, &b, neg);
     }
     int tail = i == end && end < n && keys[end] == cur;
-    if (MSM_LEAD)
-        lv->okeys[2 * t + 1] = cur;
+    lv->okeys[2 * t + 1] = cur;
     if (first && head)
-        MSM_P(pt_store)(spts, 2 * t, &acc);
+        spts[2 * t] = acc;
     else if (tail)
-        MSM_P(pt_store)(spts, 2 * t + 1, &acc);
+        spts[2 * t + 1] = acc;
     else
-        MSM_P(pt_store)(buckets, cur, &acc);
+        buckets[cur] = acc;
 }
 
-#ifndef MSM_HALF
 /* The level-0 store of a finished run's sum (affine, or infinity) in XYZZ form. */
 G16_HD void MSM_P(lane_store)(MSM_P(xyzz) *dst, const MSM_P(aff) *acc, uint32_t st)
 {
@@ -682,5 +660,3 @@ G16_HD void MSM_P(final_thread)(uint32_t nwin, uint32_t c, const void *vW, const
         MSM_P(add)(&acc, (const MSM_P(xyzz) *)vones);
     *(MSM_P(xyzz) *)vout = acc;
 }
-#endif /* !MSM_HALF */
-#undef MSM_LEAD

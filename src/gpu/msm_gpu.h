@@ -76,8 +76,6 @@ typedef struct {
                          * output): copied device to device, never read on the host */
     unsigned lanes;     /* 0: default; 1: XYZZ accumulation level 0; K in [2, 64]: batch-affine level 0
                          * with K lanes per thread when each lane gets >= 32 entries */
-    unsigned pair;      /* G2's level 0: 0 default (G16_MSM_PAIR_G2 in the environment, else
-                         * off); 1 one thread per level-0 thread; 2 thread pairs (msm_pair.cuh) */
     unsigned upload_chunks; /* host scalars: 1: one copy, then the work; k in [2, 8]: up to k chunks
                              * of >= 2^18 points on the side stream, each classified and its ones
                              * summed (a wave of threads per chunk) as soon as it has arrived;
