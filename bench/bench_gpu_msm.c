@@ -1,5 +1,5 @@
 /* GPU MSM benchmark: G1 at 2^16 .. 2^g1_max and G2 at 2^16 .. 2^g2_max (every other power of
- * two), random scalars and Filecoin-like scalars (35% zero, 35% one, 30% random), bases resident
+ * two up to 2^24, then every power), random scalars and Filecoin-like scalars (35% zero, 35% one, 30% random), bases resident
  * on the device (generated there), scalars from page-locked host memory.
  * Usage: bench_gpu_msm [g1_max_log (26)] [g2_max_log (24)] [markdown output file]
  *
@@ -312,7 +312,7 @@ int main(int argc, char **argv)
         one_size(&b, 0, k);
     for (unsigned k = 16; k <= g2_max; k += 2)
         one_size(&b, 1, k);
-    for (unsigned k = 26; k <= g1_max; k += 2)
+    for (unsigned k = 26; k <= g1_max; k++) /* 2^26, 2^27 (the largest Filecoin circuits' H query) */
         one_size(&b, 0, k);
     g16__gpu_host_free(b.A);
     g16__gpu_host_free(b.B);

@@ -630,6 +630,18 @@ static void test_digits_plan(void **state)
         assert_true(p.c == 22 && p.nwin == 12 && p.B == 1u << 21 && p.sent == 12u << 21 && p.key_bits == 25);
         assert_true(p.L * p.TR == p.B && p.T0 * p.per0 >= p.N);
     }
+    {
+        /* the automatic window never shrinks as the scalars grow; the largest Filecoin H query
+         * (2^27 random scalars) takes the largest window, 2^24 the 20 measured best there */
+        uint32_t prev = 2;
+        for (unsigned e = 0; e <= 31; e++) {
+            uint32_t c = msm_window_for(1ull << e);
+            assert_true(c >= prev && c <= MSM_AUTO_MAX_WINDOW);
+            prev = c;
+        }
+        assert_int_equal(msm_window_for(1ull << 24), 20);
+        assert_int_equal(msm_window_for(1ull << 27), MSM_MAX_WINDOW);
+    }
     static const uint64_t ms[] = {1, 2, 100, 1 << 16, 1 << 20, 1 << 24, 1ull << 26, 1ull << 27};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
         msm_plan p;

@@ -340,10 +340,9 @@ G16_HD void gfp2_inv_var(gfp2 *r, const gfp2 *a)
 /* ---------------------------------------------------------------- plan */
 
 #define MSM_MAX_WINDOW 22u /* c (opts.window); buckets per window 2^(c-1) */
-/* The automatic window stays at most 20: at 2^26-2^27 scalars the cost below prefers 22 (12
- * windows instead of 13: 1.3% fewer additions at 2^26, 4.5% at 2^27, with 4x the buckets and their
- * reduction), not yet measured on the device (G16_BENCH_WINDOW in bench_gpu_msm). */
-#define MSM_AUTO_MAX_WINDOW 20u
+/* The automatic window goes up to 22 as well: msm_window_for's cost takes it from about 2^26
+ * non-trivial scalars (12 windows instead of 13). */
+#define MSM_AUTO_MAX_WINDOW 22u
 #define MSM_CARRY_PER 16u  /* entries per thread in the carry levels (>= 4 so that they shrink) */
 #define MSM_SUM_GROUP 8u
 #define MSM_AFF_KMAX 64u     /* lanes per thread of the batch-affine level 0 */
@@ -362,15 +361,25 @@ typedef struct {
     uint32_t L, TR;        /* buckets per reduction thread; reduction threads per window (B / L) */
 } msm_plan;
 
-/* Window bits for m non-trivial scalars: the c in [2, MSM_AUTO_MAX_WINDOW] minimizing
- * nwin·(m + 3·2^(c−1)) (mixed additions into buckets plus about 2 general additions, each
- * worth 1.5 mixed ones, per bucket in the reduction). */
+/* Window bits for m non-trivial scalars: the c in [2, MSM_AUTO_MAX_WINDOW] minimizing, in mixed
+ * additions, nwin·(m·(1 + 0.0023·key_bits) + 3.5·2^(c−1)): per scalar and window one addition into
+ * a bucket and its share of the sort (a radix sort's passes grow with the key bits), per bucket
+ * 3.5 additions' worth of reduction. Fitted to the H200 (bench_gpu_msm 26 24 with G16_BENCH_WINDOW,
+ * bench/RESULTS.md "eleventh"), G1 2^26 random, ms: window 20: accumulate 426.0 (0.488 ns per
+ * addition), sort 20.1 (23 key bits), reduce 11.9 for 13·2^19 buckets; window 22: 395.9, 23.9 (25
+ * bits), 38.0 for 12·2^21 buckets. G2's reduction costs 3.3-3.4 of its additions per bucket. The
+ * measured calls tie at 2^26 (501.4 ms either way); the cost takes 22 from 2^26 (0.3% less), keeps
+ * every choice below 2^26 as it was (the cost before, nwin·(m + 3·2^(c−1)) up to c = 20), and
+ * at 2^27 expects 22 to save ~4% of the accumulation and reduction. */
 G16_HD uint32_t msm_window_for(uint64_t m)
 {
     uint32_t best = 2;
     double best_cost = 0;
     for (uint32_t c = 2; c <= MSM_AUTO_MAX_WINDOW; c++) {
-        double cost = (double)((256 + c - 1) / c) * ((double)m + 3.0 * (double)(1u << (c - 1)));
+        uint32_t nwin = (256 + c - 1) / c, key_bits = 1;
+        while (((uint64_t)1 << key_bits) <= (uint64_t)nwin << (c - 1))
+            key_bits++;
+        double cost = (double)nwin * ((double)m * (1.0 + 0.0023 * key_bits) + 3.5 * (double)(1u << (c - 1)));
         if (c == 2 || cost < best_cost) {
             best = c;
             best_cost = cost;
