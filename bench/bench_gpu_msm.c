@@ -253,7 +253,7 @@ static void one_size(bench *b, int g2, unsigned log_n)
             snprintf(spbuf, sizeof spbuf, "%.1f (%.2fx)", sp, sp / med);
         bench_emit("| G%d | 2^%u | %s | %u | %.1f | %s | %.1f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | "
                    "%.2f | %.2f | %.2f (%.1f) |\n",
-                   g2 + 1, log_n, kind ? "filecoin" : "random", msm_window_for(others), med, spbuf, fl,
+                   g2 + 1, log_n, kind ? "filecoin" : "random", window ? window : msm_window_for(others), med, spbuf, fl,
                    med / (fl > mem_fl ? fl : mem_fl), ph[0], ph[1], ph[2], ph[3], ph[4], ph[5], ph[6], ph[7],
                    phh[7], th);
     }
