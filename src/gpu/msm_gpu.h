@@ -64,7 +64,8 @@ typedef enum {
 
 /* Tuning knobs for tests and benchmarks; NULL for the defaults (all zero). */
 typedef struct {
-    unsigned window;    /* 0: automatic by the number of non-trivial scalars (at most 20); else c in [2, 22] */
+    unsigned window;    /* 0: automatic by the number of non-trivial scalars (msm_window_for: 22 from
+                         * 2^26 of them); else c in [2, 22] */
     uint64_t threads0;  /* 0: automatic; else about this many threads at accumulation level 0 */
     unsigned carry_per; /* 0: default; else entries per thread in the carry levels, >= 4 */
     double *phase_ms;   /* optional [G16__GPU_MSM_PH_COUNT], added to (caller zeroes it) */
