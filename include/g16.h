@@ -369,7 +369,7 @@ g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs
  * flags, r and s (as g16_prove). The prover borrows params and r1cs: both must outlive it.
  * Calls on one prover are serialized (a second caller waits); provers are independent.
  * A GPU worker's MSMs take their scratch from the device's memory pool and give it back there, so
- * while a prover lives the pool keeps up to the largest MSM's scratch (~256 B per constraint)
+ * while a prover lives the pool keeps up to the largest MSM's scratch (~270-310 B per constraint)
  * for the next one (g16 counts it as free for its own plans; other processes do not see it).
  * g16_prover_destroy frees the device memory before it returns and hands the large host buffers
  * to the background freeing thread; NULL is a no-op. g16_prover_workers gives the number of workers (1 for the CPU backend). */

@@ -641,6 +641,24 @@ static void test_digits_plan(void **state)
         }
         assert_int_equal(msm_window_for(1ull << 24), 20);
         assert_int_equal(msm_window_for(1ull << 27), MSM_MAX_WINDOW);
+        /* where the automatic window exceeds MSM_LEAN_WINDOW, up to 2^27 scalars, the lean plan
+         * needs less memory (msm.cu, plan_and_ensure falls back to it; from 2^28 the 13th
+         * window's entries outweigh the larger window's buckets), and the scratch bound covers
+         * the automatic plan's entries, buckets and per-scalar arrays */
+        for (unsigned e = 10; e <= 31; e++) {
+            uint64_t n = 1ull << e;
+            for (int g2 = 0; g2 < 2; g2++) {
+                msm_plan a, l;
+                uint64_t xs = g2 ? 384 : 192;
+                msm_plan_make(&a, n, 0, 50000, 100000, 0, 1, 0);
+                msm_plan_make(&l, n, MSM_LEAN_WINDOW, 50000, 100000, 0, 1, 0);
+                uint64_t need_a = a.N * 16 + (uint64_t)a.nwin * a.B * xs + n * 41;
+                uint64_t need_l = l.N * 16 + (uint64_t)l.nwin * l.B * xs + n * 41;
+                if (a.c > MSM_LEAN_WINDOW && e <= 27)
+                    assert_true(need_l < need_a);
+                assert_true(g16__gpu_msm_scratch_bytes(n, g2) >= need_a);
+            }
+        }
     }
     static const uint64_t ms[] = {1, 2, 100, 1 << 16, 1 << 20, 1 << 24, 1ull << 26, 1ull << 27};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {

@@ -890,6 +890,26 @@ cleanup:
     return st;
 }
 
+/* The plan of a run over count non-trivial scalars (the options' window, or the automatic one), with
+ * its Pippenger buffers. An automatic window above MSM_LEAN_WINDOW takes more memory than
+ * MSM_LEAN_WINDOW up to 2^27 scalars (12·2^21 buckets against 13·2^19: about 264 against 228 B
+ * per scalar at 2^26, 228 against 218 at 2^27), so when its buffers do not fit the run tries
+ * MSM_LEAN_WINDOW, as it ran before the automatic choice reached 22. */
+static g16_status plan_and_ensure(run_ctx *x, msm_plan *pl, uint64_t count, const g16__gpu_msm_opts *o,
+                                  g16_error *err)
+{
+    const g16__gpu_msm *m = x->m;
+    uint64_t t0 = o && o->threads0 ? o->threads0 : m->threads_acc, taff = o && o->threads0 ? o->threads0 : m->threads_aff;
+    uint32_t c = o ? o->window : 0, carry = o ? o->carry_per : 0, lanes = lanes_for(m, o);
+    msm_plan_make(pl, count, c, t0, m->threads_red, carry, lanes, taff);
+    g16_status st = pip_ensure(x, pl, err);
+    if (st == G16_ERR_NOMEM && c == 0 && pl->c > MSM_LEAN_WINDOW) {
+        msm_plan_make(pl, count, MSM_LEAN_WINDOW, t0, m->threads_red, carry, lanes, taff);
+        st = pip_ensure(x, pl, err);
+    }
+    return st;
+}
+
 static g16_status mark(run_ctx *x, int phase, g16_error *err)
 {
     g16_status st = G16_OK;
@@ -1089,9 +1109,7 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
     if (st != G16_OK)
         goto cleanup;
     if (count > 0) {
-        msm_plan_make(&pl, (uint64_t)count, o ? o->window : 0, o && o->threads0 ? o->threads0 : m->threads_acc,
-                      m->threads_red, o ? o->carry_per : 0, lanes_for(m, o), o && o->threads0 ? o->threads0 : m->threads_aff);
-        st = pip_ensure(x, &pl, err);
+        st = plan_and_ensure(x, &pl, (uint64_t)count, o, err);
         if (st != G16_OK)
             goto cleanup;
         st = G2 ? pippenger<1>(x, &pl, o, &W, err) : pippenger<0>(x, &pl, o, &W, err);
@@ -1214,9 +1232,7 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
          * they do not fit, each set allocates for its own count (fewer non-trivial scalars may
          * fit, and a set that does not gives the error) */
         msm_plan pl;
-        msm_plan_make(&pl, m->n, o ? o->window : 0, o && o->threads0 ? o->threads0 : m->threads_acc, m->threads_red,
-                      o ? o->carry_per : 0, lanes_for(m, o), o && o->threads0 ? o->threads0 : m->threads_aff);
-        st = pip_ensure(&x, &pl, err);
+        st = plan_and_ensure(&x, &pl, m->n, o, err);
         if (st == G16_ERR_NOMEM)
             st = G16_OK;
         if (st != G16_OK)

@@ -343,6 +343,10 @@ G16_HD void gfp2_inv_var(gfp2 *r, const gfp2 *a)
 /* The automatic window goes up to 22 as well: msm_window_for's cost takes it from about 2^26
  * non-trivial scalars (12 windows instead of 13). */
 #define MSM_AUTO_MAX_WINDOW 22u
+/* The window an automatic choice above it falls back to when its buffers do not fit (msm.cu,
+ * plan_and_ensure): less memory than 22 up to 2^27 scalars (from 2^28 its 13th window's entries
+ * outweigh 22's larger buckets, and the fallback only tries). */
+#define MSM_LEAN_WINDOW 20u
 #define MSM_CARRY_PER 16u  /* entries per thread in the carry levels (>= 4 so that they shrink) */
 #define MSM_SUM_GROUP 8u
 #define MSM_AFF_KMAX 64u     /* lanes per thread of the batch-affine level 0 */

@@ -25,7 +25,8 @@
  * thread of 272 B (G1) / 512 B (G2) each, plus their carry slots (four XYZZ points per lane). The
  * plan is checked before any allocation
  * (G16_ERR_NOMEM with needed and free bytes).
- * About 16.5 GB for a G1 MSM of 2^26 random scalars. The scratch memory is allocated by the first
+ * About 16.5 GiB for a G1 MSM of 2^26 random scalars with window 20, ~19 GiB with the automatic 22
+ * (g16__gpu_msm_scratch_bytes bounds it). The scratch memory is allocated by the first
  * run and kept with the handle for the next ones (grown when a run needs more), and freed by
  * g16__gpu_msm_destroy.
  *
@@ -158,6 +159,12 @@ void g16__gpu_msm_final_host(void *out, int g2, uint32_t nwin, uint32_t c, const
 /* count affine multiples k_j·G of the generator (G1: g16_p1_affine, G2: g16_p2_affine) with
  * pseudo-random full-size k_j drawn from seed: the table of the random bases. */
 void g16__gpu_msm_random_table(void *out, int g2, size_t count, uint64_t seed);
+/* An upper bound of the device scratch memory of one run over n bases with every scalar
+ * non-trivial (the largest plan; the automatic window): n·(41 + 16·nwin) bytes (scalars,
+ * classification, the sorted digit entries), nwin·2^(c−1) XYZZ buckets (192 B in G1, 384 B in G2)
+ * and 256 MiB for the arrays sized by threads and CUB's temporary space. G1 2^26: ~20.7 GB
+ * (window 22); 2^27: ~36.4 GB. In msm_host.c as well. */
+size_t g16__gpu_msm_scratch_bytes(size_t n, int g2);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,13 @@
 #include "gpu/msm_core.cuh"
 #include "gpu/msm_gpu.h"
 
+size_t g16__gpu_msm_scratch_bytes(size_t n, int g2)
+{
+    uint32_t c = msm_window_for(n), nwin = (256 + c - 1) / c;
+    size_t xyzz = g2 ? 384 : 192;
+    return n * (41 + 16 * (size_t)nwin) + (size_t)nwin * ((size_t)1 << (c - 1)) * xyzz + ((size_t)256 << 20);
+}
+
 /* x = X/ZZ, y = Y/ZZZ with one inversion of ZZ·ZZZ; ZZ = 0 is infinity. Affine coordinates are
  * unique, so the bits equal the CPU MSM's normalized output. */
 void g16__gpu_msm_xyzz_to_p1(g16_p1 *out, const void *xyzz)

@@ -438,26 +438,37 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
     free(gp);
 }
 
-/* Resident when the five queries fit in the free memory left beside the H step's vectors with a
- * margin for one MSM's scratch; the MSM handles check their own plans as well. */
+/* The largest of the five MSMs' scratch, every scalar non-trivial (msm_gpu.h,
+ * g16__gpu_msm_scratch_bytes: G1 2^26 ~20.7 GB, 2^27 ~36.4 GB). */
+static size_t largest_scratch(const g16__gpu_prover *gp)
+{
+    size_t most = 0, n;
+    for (int q = 0; q < Q_COUNT; q++) {
+        q_bases(gp->p, q, &n);
+        size_t b = g16__gpu_msm_scratch_bytes(n, q == Q_B2);
+        most = b > most ? b : most;
+    }
+    return most;
+}
+
+/* Resident when the five queries fit in the free memory left beside the H step's vectors with
+ * room for the largest MSM's scratch; the MSM handles check their own plans as well. */
 static int fits_resident(g16__gpu_prover *gp, g16_error *err)
 {
-    size_t free_b = 0, total = 0, need = 0, n;
+    size_t free_b = 0, total = 0, need = largest_scratch(gp), n;
     if (g16__gpu_mem_info(gp->gpu, &free_b, &total, err) != G16_OK)
         return 0;
     for (int q = 0; q < Q_COUNT; q++) {
         q_bases(gp->p, q, &n);
         need += n * q_point_bytes(q);
     }
-    /* plus one MSM's scratch with every scalar non-trivial (about 246 B per scalar for G1 at
-     * 2^26, msm_gpu.h: 256 B per constraint); the H step's vectors are already allocated */
-    need += (size_t)gp->r->n * 256;
     return need + G16__GPU_RESERVE < free_b;
 }
 
 /* Streaming chunk: the points whose base (192 B in G2) twice (the next chunk is uploaded during
- * the current one's MSM), scalar (32 B) and MSM scratch (~256 B per scalar, see fits_resident)
- * fit in half the free memory; G16_GPU_CHUNK=N overrides (tests). */
+ * the current one's MSM), scalar (32 B) and MSM scratch (~256 B per scalar; the exact bound,
+ * g16__gpu_msm_scratch_bytes, reaches ~330 B per point for a chunk of 2^24 with its buckets, which
+ * the other half of the free memory covers) fit in half the free memory; G16_GPU_CHUNK=N overrides (tests). */
 static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
 {
     size_t free_b = 0, total = 0;
@@ -552,22 +563,17 @@ static g16_status prefetch_env(int *mode, g16_error *err)
 }
 
 /* The spare a, b, c set for prefetching, after the resident queries: only when it leaves the
- * scratch of the largest MSM free (256 B per scalar, the bound fits_resident uses) besides the
- * reserve; else no prefetch, and the proofs run as they did without it (the note says why, for
+ * scratch of the largest MSM free (the bound fits_resident uses) besides the reserve; else no prefetch, and the proofs run as they did without it (the note says why, for
  * the backend line). */
 static g16_status spare_create(g16__gpu_prover *gp, g16_error *err)
 {
-    size_t n = gp->r->n, bytes = 3 * n * sizeof(g16_fr), largest = n, qn;
+    size_t n = gp->r->n, bytes = 3 * n * sizeof(g16_fr);
     g16__gpu_plan plan;
     g16_error e = {0, ""};
     char what[160];
-    for (int q = 0; q < Q_COUNT; q++) {
-        q_bases(gp->p, q, &qn);
-        largest = qn > largest ? qn : largest;
-    }
     g16__gpu_plan_init(&plan);
     g16__gpu_plan_add(&plan, "next circuit's a, b, c", bytes);
-    g16__gpu_plan_add(&plan, "largest MSM's scratch, kept free", largest * 256);
+    g16__gpu_plan_add(&plan, "largest MSM's scratch, kept free", largest_scratch(gp));
     g16_status st = g16__gpu_plan_check(gp->gpu, &plan, &e);
     if (st == G16_ERR_NOMEM) {
         g16__gpu_plan_format(&plan, what, sizeof what);
