@@ -820,6 +820,64 @@ static void test_dev_edges(void **state)
     g16__gpu_close(g);
 }
 
+/* The automatic window 22 (2^26 scalars) and its fallback to MSM_LEAN_WINDOW when its buffers do
+ * not fit (msm.cu, plan_and_ensure). Large (2^26 G1 points, ~25 GB of device memory), so only
+ * with G16_GPU_TEST_BIG=1. With window 20 forced, the run's scratch sized for 20 is measured as
+ * in use; a buffer then takes all the free memory but 512 MB and the scratch is released, so
+ * that the automatic run finds room for window 20's buffers and not for 22's (~2.4 GB more):
+ * without the fallback it fails with G16_ERR_NOMEM. Its result must equal window 20's, and
+ * window 22's once the buffer is gone (no CPU oracle at this size: the smaller sizes test the
+ * windows against the CPU; here the three runs must agree bit for bit). */
+static void test_dev_lean_fallback(void **state)
+{
+    (void)state;
+    if (!getenv("G16_GPU_TEST_BIG") || strcmp(getenv("G16_GPU_TEST_BIG"), "1") != 0) {
+        printf("  skipped: set G16_GPU_TEST_BIG=1 (2^26 G1 points, ~25 GB of device memory)\n");
+        skip();
+    }
+    g16__gpu *g = dev_open_or_skip();
+    g16_error err = {0, ""};
+    const grp *G = &groups[0];
+    size_t n = (size_t)1 << 26, free1 = 0, total = 0;
+    g16_fr *k = xmalloc(n * sizeof *k);
+    for (size_t i = 0; i < n; i++)
+        tu_rand_fr(&k[i]);
+    g16__gpu_msm *m = NULL;
+    if (G->create_random(&m, g, n, tu_rand64(), &err) != G16_OK)
+        fail_msg("random bases: %s", err.msg);
+    char r20[sizeof(g16_p1)], rauto[sizeof(g16_p1)], r22[sizeof(g16_p1)];
+    g16__gpu_msm_opts o;
+    memset(&o, 0, sizeof o);
+    o.window = MSM_LEAN_WINDOW;
+    memset(r20, 0xa5, sizeof r20);
+    if (G->run(m, r20, k, 1, &o, &err) != G16_OK)
+        fail_msg("window %u: %s", MSM_LEAN_WINDOW, err.msg);
+    assert_int_equal(msm_window_for(n), MSM_MAX_WINDOW);
+    assert_int_equal(g16__gpu_mem_info(g, &free1, &total, &err), G16_OK);
+    void *hog = NULL;
+    if (free1 < ((size_t)1 << 30))
+        fail_msg("only %zu bytes free beside window 20's scratch", free1);
+    size_t hog_bytes = free1 - ((size_t)512 << 20);
+    if (g16__gpu_alloc(g, &hog, hog_bytes, "test: all but 512 MB", &err) != G16_OK)
+        fail_msg("hog of %zu bytes: %s", hog_bytes, err.msg);
+    g16__gpu_msm_release_scratch(m);
+    memset(rauto, 0x5a, sizeof rauto);
+    if (G->run(m, rauto, k, 1, NULL, &err) != G16_OK)
+        fail_msg("automatic window with %zu bytes taken: %s", hog_bytes, err.msg);
+    assert_memory_equal(rauto, r20, sizeof r20);
+    g16__gpu_free(g, hog);
+    g16__gpu_msm_release_scratch(m);
+    memset(r22, 0x3c, sizeof r22);
+    if (G->run(m, r22, k, 1, NULL, &err) != G16_OK)
+        fail_msg("automatic window: %s", err.msg);
+    assert_memory_equal(r22, r20, sizeof r20);
+    printf("  device G1 2^26 random: window 20 = automatic (22) with all but 512 MB taken (fell back to 20) = "
+           "automatic (22)\n");
+    g16__gpu_msm_destroy(m);
+    free(k);
+    g16__gpu_close(g);
+}
+
 /* opts.upload_chunks: host scalars above 2^18 points cross PCIe in chunks (msm.cu,
  * classify_ones: each chunk is classified and its ones summed behind its upload, the last chunk
  * shorter). Against the CPU: two sets in one call in up to 8 chunks with the final on the device
@@ -1031,7 +1089,7 @@ int main(void)
         cmocka_unit_test(test_digits_plan), cmocka_unit_test(test_up_chunks), cmocka_unit_test(test_host_fp2), cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
         cmocka_unit_test(test_sim_levels),  cmocka_unit_test(test_no_device_paths), cmocka_unit_test(test_dev_edges),
         cmocka_unit_test(test_dev_chunked_upload),
-        cmocka_unit_test(test_dev_batch),   cmocka_unit_test(test_dev_sizes),
+        cmocka_unit_test(test_dev_batch),   cmocka_unit_test(test_dev_sizes), cmocka_unit_test(test_dev_lean_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
