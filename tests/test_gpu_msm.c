@@ -1085,6 +1085,9 @@ static void test_no_device_paths(void **state)
 int main(void)
 {
     tu_seed("test_gpu_msm");
+    /* G16_TEST_FILTER=name (a cmocka pattern): only those tests, e.g. test_dev_lean_fallback alone */
+    if (getenv("G16_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("G16_TEST_FILTER"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digits_plan), cmocka_unit_test(test_up_chunks), cmocka_unit_test(test_host_fp2), cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
         cmocka_unit_test(test_sim_levels),  cmocka_unit_test(test_no_device_paths), cmocka_unit_test(test_dev_edges),

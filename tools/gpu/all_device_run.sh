@@ -9,7 +9,7 @@
 #   bash tools/gpu/all_device_run.sh sanitize [dir|pack]   # THERE, another job: compute-sanitizer on every
 #                                                          # GPU test at small sizes
 # The pack keeps the carry under the tool's 64 MiB (the unpacked binaries are about 100 MB); `run`
-# unpacks it into /tmp. run: the GPU tests against the CPU (field, NTT up to 2^22, MSM up to 2^18,
+# unpacks it into /tmp. run: the GPU tests against the CPU (field, NTT up to 2^22, MSM up to 2^18 and the 2^26 window fallback,
 # prover), memcheck of the MSM at small sizes, bench_gpu_ntt,
 # bench_gpu_msm and bench_gpu_prove, then racecheck of the MSM.
 # Environment: NTT_MAX (27), MSM_G1 (26), MSM_G2 (24), PROVE_MAX (26), PROVE_MIN (22), BATCH (2).
@@ -61,6 +61,8 @@ run)
   G16_GPU_TEST_MAX_LOG=22 step "test_gpu_field" 60 tests.log "$D/test_gpu_field"
   G16_GPU_TEST_MAX_LOG=22 step "test_gpu_ntt (2^22)" 90 tests.log "$D/test_gpu_ntt"
   G16_GPU_TEST_MAX_LOG=18 step "test_gpu_msm (2^18)" 240 tests.log "$D/test_gpu_msm"
+  G16_GPU_TEST_BIG=1 G16_TEST_FILTER=test_dev_lean_fallback step "test_gpu_msm lean fallback (2^26)" 120 tests.log \
+    "$D/test_gpu_msm"
   step "test_gpu_prove" 120 tests.log "$D/test_gpu_prove"
   G16_GPU_TEST_SANITIZER=1 G16_GPU_TEST_MAX_LOG=9 step "memcheck test_gpu_msm (2^9)" 90 sanitizer.log \
     compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_msm"
