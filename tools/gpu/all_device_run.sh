@@ -9,8 +9,8 @@
 #   bash tools/gpu/all_device_run.sh sanitize [dir|pack]   # THERE, another job: compute-sanitizer on every
 #                                                          # GPU test at small sizes
 # The pack keeps the carry under the tool's 64 MiB (the unpacked binaries are about 100 MB); `run`
-# unpacks it into /tmp. run: the GPU tests against the CPU (field, NTT up to 2^22, MSM up to 2^18 and the 2^26 window fallback,
-# prover), memcheck of the MSM at small sizes, bench_gpu_ntt,
+# unpacks it into /tmp. run: the GPU tests against the CPU (field, NTT up to 2^22, MSM up to 2^18
+# and the 2^26 window fallback, prover), memcheck of the MSM at small sizes, bench_gpu_ntt,
 # bench_gpu_msm and bench_gpu_prove, then racecheck of the MSM.
 # Environment: NTT_MAX (27), MSM_G1 (26), MSM_G2 (24), PROVE_MAX (26), PROVE_MIN (22), BATCH (2).
 # Results under $OUT (tests.log, sanitizer.log, bench_*.md / .log); a summary is printed last.
