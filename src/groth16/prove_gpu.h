@@ -19,8 +19,11 @@
  * life (G16_GPU_PIN_QUERIES=0: not), and each chunk is uploaded by a thread of its own while the
  * previous chunk's MSM runs (G16_GPU_STREAM_OVERLAP=0: not); on the H200 at 2^25 with 2^23-point
  * chunks that took a proof from 2.1-2.9 s to 0.92-0.94 s (resident: ~0.77 s; bench/RESULTS.md).
- * g16__gpu_prover_resident reports the mode. An MSM's scratch memory is freed when the MSM returns. Too little memory even for the
- * H step's vectors and one chunk: G16_ERR_NOMEM stating needed and free bytes.
+ * g16__gpu_prover_resident reports the mode. An MSM's scratch memory comes from the device's
+ * stream-ordered pool and goes back there when the MSM returns (no wait; the pool keeps it for the
+ * next MSM; the resident and prefetch decisions count the largest MSM's with
+ * g16__gpu_msm_scratch_bytes). Too little memory even for the H step's vectors and one chunk:
+ * G16_ERR_NOMEM stating needed and free bytes.
  *
  * Prefetch of the next circuit's a, b, c (resident mode only, when a second set of the H step's
  * vectors, 96 B per constraint, still fits beside the largest MSM's scratch; G16_GPU_PREFETCH=0
@@ -32,10 +35,9 @@
  * uploading, and the two sets swap roles. The host vectors of a prefetch must stay unchanged and
  * allocated until g16__gpu_prover_h has used them or g16__gpu_prover_release_host /
  * g16__gpu_prover_prefetch_cancel has forgotten them (with page-locked vectors the copies are truly
- * asynchronous: the DMA reads them later). Not measured on a device yet: an MSM frees its scratch
- * when it returns (cudaFree waits for the whole device, the copies included), so a prefetch issued
- * before a short MSM can still hold the host there; one issued before msm.h (the usual case: the
- * next slot is ready before the MSMs start) has ~0.5 s at 2^26 to finish.
+ * asynchronous: the DMA reads them later). Measured on the H200 (bench/RESULTS.md, 2026-12-03):
+ * the uploads' ~110 ms per 2^26 proof left the GPU stage (msm.h grows by ~30 ms beside the
+ * copies); at 2^27 the spare set fits beside the queries.
  *
  * Ownership: the prover borrows params and r1cs (they must outlive it) and owns its device state.
  * One thread at a time per prover (g16__gpu_prover_prefetch_early excepted); provers on different devices (or the same device) may run at
