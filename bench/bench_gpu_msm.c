@@ -300,10 +300,13 @@ int main(int argc, char **argv)
         snprintf(chunks, sizeof chunks, "%u chunk(s) at most", upload_chunks);
     else
         snprintf(chunks, sizeof chunks, "automatic chunks");
+    const char *t1 = getenv("G16_MSM_TREE_G1"), *t2 = getenv("G16_MSM_TREE_G2"), *tk = getenv("G16_MSM_TREE_K");
     bench_emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms; scalar upload in %s "
-               "(G16_BENCH_UPLOAD_CHUNKS); window %s (G16_BENCH_WINDOW)\n\n",
+               "(G16_BENCH_UPLOAD_CHUNKS); window %s (G16_BENCH_WINDOW); accumulation G1 %s, G2 %s "
+               "(G16_MSM_TREE_G1 / _G2: log2 of the tree's slice; 0: the XYZZ levels), tree batch %s\n\n",
                info.name, info.sm_count, (double)info.total_bytes / (1 << 30), date, chunks,
-               window ? getenv("G16_BENCH_WINDOW") : "automatic");
+               window ? getenv("G16_BENCH_WINDOW") : "automatic", t1 ? t1 : "default", t2 ? t2 : "default",
+               tk ? tk : "default");
     bench_emit("| group | n | scalars | window | time | sppark (speed-up) | IMAD floor | time / floor | upload | "
                "classify, ones | ones sum | digits | sort | accumulate | reduce | final | final on device (its run) |\n");
     bench_emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

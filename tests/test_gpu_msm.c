@@ -36,6 +36,8 @@ typedef struct {
     int (*aff_is_inf)(const void *a);
     void (*acc)(const msm_level *lv, uint64_t t);
     void (*acc_aff)(const msm_level *lv, uint64_t t);
+    void (*tree_round)(const msm_tree *tr, uint64_t t);
+    void (*tree_final)(const msm_tree *tr, uint64_t i);
     void (*reduce)(const msm_plan *pl, const void *b, void *out, uint64_t t);
     void (*sum)(const void *in, void *out, uint64_t seglen, uint32_t G, uint64_t t);
     void (*ones)(const uint32_t *bits, uint64_t nwords, uint32_t Q, const void *bases, void *out, uint64_t t);
@@ -81,6 +83,8 @@ typedef struct {
     static int P##_aff_is_inf(const void *a) { return g16__##P##_affine_is_infinity(a); }                        \
     static void P##_acc(const msm_level *lv, uint64_t t) { G##_acc_thread(lv, t); }                              \
     static void P##_acc_aff(const msm_level *lv, uint64_t t) { G##_acc0_aff_thread(lv, t); }                     \
+    static void P##_tree_round(const msm_tree *tr, uint64_t t) { G##_tree_round_thread(tr, t); }                 \
+    static void P##_tree_final(const msm_tree *tr, uint64_t i) { G##_tree_final_thread(tr, i); }                 \
     static void P##_reduce(const msm_plan *pl, const void *b, void *o, uint64_t t) { G##_reduce_thread(pl, b, o, t); } \
     static void P##_sum(const void *in, void *o, uint64_t s, uint32_t gr, uint64_t t) { G##_sum_thread(in, o, s, gr, t); } \
     static void P##_ones(const uint32_t *bits, uint64_t nw, uint32_t Q, const void *b, void *o, uint64_t t)      \
@@ -120,7 +124,7 @@ DEFINE_GROUP(p2, g16_p2_affine, g16_p2, g2)
 
 #define GROUP_ENTRY(P, AFF, JAC, G, g2v, nm)                                                                     \
     {g2v,          nm,        sizeof(AFF), sizeof(JAC), sizeof(G##_xyzz), P##_rand_points, P##_neg_aff, P##_cpu, \
-     P##_to_jac,   P##_aff_is_inf, P##_acc,   P##_acc_aff, P##_reduce,  P##_sum,          P##_ones,        P##_fin,     P##_create, \
+     P##_to_jac,   P##_aff_is_inf, P##_acc,   P##_acc_aff, P##_tree_round, P##_tree_final, P##_reduce,  P##_sum,          P##_ones,        P##_fin,     P##_create, \
      P##_create_random, P##_run, P##_oneshot}
 
 static const grp groups[2] = {GROUP_ENTRY(p1, g16_p1_affine, g16_p1, g1, 0, "G1"),
@@ -266,12 +270,63 @@ static void sim_sum_to_one(const grp *G, void **a, void **b, uint64_t nseg, uint
 }
 
 static unsigned sim_aff_runs; /* simulated runs whose level 0 was batch-affine */
+static unsigned sim_tree_runs; /* simulated runs with the tree accumulation */
+static unsigned sim_tree_cut;  /* ... of which a run crossed a slice's edge */
+
+/* The tree accumulation of msm.cu (tree_accumulate) over the sorted entries, thread by thread; the
+ * threads of a round in reverse order (the device's order is any: a thread reading what another
+ * writes in the same round would show here), the slice's scratch poisoned before each slice. */
+static void sim_tree(const grp *G, const msm_plan *pl, const uint32_t *keys, const uint32_t *vals, const void *bases,
+                     void *buckets, uint64_t wave)
+{
+    uint32_t *boff = calloc(pl->sent, 4), *bend = calloc(pl->sent, 4);
+    void *scr = xmalloc(pl->tree * G->aff_sz);
+    msm_tree_info info;
+    msm_tree tr;
+    assert_true(boff && bend);
+    memset(&info, 0, sizeof info);
+    for (uint64_t i = 0; i < pl->N; i++)
+        msm_tree_offsets_thread(keys, pl->N, pl->sent, boff, bend, &info, i);
+    for (uint32_t k = 0; k < pl->sent; k++)
+        if (msm_tree_len(boff, bend, k) > info.maxlen)
+            info.maxlen = msm_tree_len(boff, bend, k);
+    memset(&tr, 0, sizeof tr);
+    tr.keys = keys;
+    tr.vals = vals;
+    tr.bases = bases;
+    tr.boff = boff;
+    tr.bend = bend;
+    tr.scr = scr;
+    tr.buckets = buckets;
+    for (uint64_t s0 = 0; s0 < info.nreal; s0 += pl->tree) {
+        uint64_t n = info.nreal - s0 < pl->tree ? info.nreal - s0 : pl->tree;
+        uint32_t R = msm_tree_rounds(info.maxlen < n ? info.maxlen : n);
+        memset(scr, 0x5a, pl->tree * G->aff_sz);
+        tr.s0 = s0;
+        tr.s1 = s0 + n;
+        if (s0 > 0 && keys[s0 - 1] == keys[s0])
+            sim_tree_cut++;
+        for (uint32_t r = 0; r < R; r++) {
+            tr.r = r;
+            tr.K = msm_tree_k(n, r, wave, pl->tree_k);
+            assert_true(tr.K >= MSM_TREE_KMIN && tr.K <= pl->tree_k);
+            for (uint64_t t = msm_tree_threads(n, r, tr.K); t-- > 0;)
+                G->tree_round(&tr, t);
+        }
+        for (uint64_t i = tr.s0; i < tr.s1; i++)
+            G->tree_final(&tr, i);
+    }
+    sim_tree_runs++;
+    free(boff);
+    free(bend);
+    free(scr);
+}
 
 /* The device pipeline of msm.cu, thread by thread (lanes > 1: the batch-affine level 0 when the
  * plan takes it, with threads0 its thread count too). Returns the number of carry levels run. */
 static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr *scal, size_t n, uint32_t c,
                         uint64_t threads0, uint64_t tred, uint32_t per, uint32_t onesQ, int final_host,
-                        uint32_t lanes)
+                        uint32_t lanes, uint64_t tree_slice, uint32_t tree_k)
 {
     size_t words = (n + 31) / 32, xs = G->xyzz_sz;
     unsigned levels = 0;
@@ -300,6 +355,7 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
     uint32_t *keys = NULL, *vals = NULL, *sk0 = NULL, *sk1 = NULL;
     if (m > 0) {
         msm_plan_make(&pl, m, c, threads0, tred, per, lanes, threads0);
+        msm_plan_tree(&pl, tree_slice, tree_k);
         keys = xmalloc(pl.N * 4);
         vals = xmalloc(pl.N * 4);
         for (uint64_t j = 0; j < m; j++)
@@ -335,6 +391,10 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
         lv.buckets = buckets;
         lv.okeys = sk0;
         lv.opts = sp0;
+        if (pl.tree) {
+            sim_tree(G, &pl, keys, vals, bases, buckets, threads0);
+            goto reduce;
+        }
         if (pl.K > 1) {
             uint64_t nl = (uint64_t)pl.K * pl.TL;
             lv.K = pl.K;
@@ -374,6 +434,7 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
             S = 2 * T;
             levels++;
         }
+    reduce:
         ra = xmalloc((size_t)pl.nwin * pl.TR * xs);
         rb = xmalloc((size_t)pl.nwin * pl.TR * xs);
         for (uint64_t t = 0; t < (uint64_t)pl.nwin * pl.TR; t++)
@@ -412,8 +473,13 @@ static void sim_case(const grp *G, input_kind kind, size_t n, unsigned mask)
         uint32_t c;
         uint64_t threads0, tred;
         uint32_t per, onesQ, lanes;
-    } shapes[] = {{0, 1000, 1000, 16, 1, 1}, {2, 7, 5, 4, 2, 1},  {3, 3, 64, 5, 1, 1}, {5, 50, 3, 4, 3, 1},
-                  {6, 13, 2, 6, 1, 1},       {3, 2, 7, 4, 1, 4},  {4, 1, 5, 5, 2, 7},  {6, 1, 3, 4, 1, 2}};
+        uint64_t tree;
+        uint32_t tree_k;
+    } shapes[] = {{0, 1000, 1000, 16, 1, 1, 0, 0}, {2, 7, 5, 4, 2, 1, 0, 0},  {3, 3, 64, 5, 1, 1, 0, 0},
+                  {5, 50, 3, 4, 3, 1, 0, 0},       {6, 13, 2, 6, 1, 1, 0, 0}, {3, 2, 7, 4, 1, 4, 0, 0},
+                  {4, 1, 5, 5, 2, 7, 0, 0},        {6, 1, 3, 4, 1, 2, 0, 0},
+                  /* tree accumulation: one slice; slices of 7 entries, 4 per batch; 16 and 5 */
+                  {0, 1000, 1000, 16, 1, 1, 1u << 30, 32}, {3, 5, 7, 4, 2, 1, 7, 4}, {5, 2, 3, 4, 1, 1, 16, 5}};
     void *bases = xmalloc(n * G->aff_sz);
     g16_fr *k = xmalloc(n * sizeof *k);
     char want[sizeof(g16_p2)], got[sizeof(g16_p2)];
@@ -425,7 +491,7 @@ static void sim_case(const grp *G, input_kind kind, size_t n, unsigned mask)
         if (shapes[s].c == 2 && n > (G->g2 ? 3 : 16))
             continue; /* 128 windows on the host: slow, and the small sizes cover them */
         sim_msm(G, got, bases, k, n, shapes[s].c, shapes[s].threads0, shapes[s].tred, shapes[s].per,
-                shapes[s].onesQ, (int)(s % 2), shapes[s].lanes);
+                shapes[s].onesQ, (int)(s % 2), shapes[s].lanes, shapes[s].tree, shapes[s].tree_k);
         expect_same(G, got, want, "simulation", n, kind, shapes[s].c);
     }
     free(bases);
@@ -491,10 +557,11 @@ static void test_sim_random(void **state)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
             if (g == 1 && sizes[i] > 33)
                 continue;
-            sim_case(&groups[g], IN_RANDOM, sizes[i], g ? 0x8b : 0xff);
+            sim_case(&groups[g], IN_RANDOM, sizes[i], g ? 0x68b : 0x7ff);
         }
-    printf("  %u simulated runs with the batch-affine level 0\n", sim_aff_runs);
-    assert_true(sim_aff_runs > 0);
+    printf("  %u simulated runs with the batch-affine level 0, %u with the tree accumulation (%u with a run "
+           "cut by a slice)\n", sim_aff_runs, sim_tree_runs, sim_tree_cut);
+    assert_true(sim_aff_runs > 0 && sim_tree_runs > 0 && sim_tree_cut > 0);
 }
 
 static void test_sim_edges(void **state)
@@ -503,7 +570,8 @@ static void test_sim_edges(void **state)
     for (int g = 0; g < 2; g++)
         for (int kind = 1; kind < IN_COUNT; kind++)
             sim_case(&groups[g], (input_kind)kind, g ? 16 : 48,
-                     (g ? 0x09u << (kind % 2) : 0x0du << (kind % 2)) | (0x20u << (kind % 3)));
+                     (g ? 0x09u << (kind % 2) : 0x0du << (kind % 2)) | (0x20u << (kind % 3)) |
+                         (0x100u << (kind % 3)));
 }
 
 /* The carry levels really run: one bucket holding everything (equal scalars) over many threads. */
@@ -517,15 +585,24 @@ static void test_sim_levels(void **state)
     g16_p1 want, got;
     make_input(G, IN_EQUAL, bases, k, n);
     assert_int_equal(G->cpu(&want, bases, k, n), G16_OK);
-    unsigned lv = sim_msm(G, &got, bases, k, n, 10, 100, 4, 4, 1, 0, 1);
+    unsigned lv = sim_msm(G, &got, bases, k, n, 10, 100, 4, 4, 1, 0, 1, 0, 0);
     expect_same(G, &got, &want, "simulation (levels)", n, IN_EQUAL, 10);
     printf("  equal scalars, n = %zu, 100 threads: %u carry levels\n", n, lv);
     assert_true(lv >= 3);
     /* the same with the batch-affine level 0: 4 threads of 8 lanes, every lane inside one run */
     unsigned runs = sim_aff_runs;
-    lv = sim_msm(G, &got, bases, k, n, 4, 4, 4, 4, 1, 0, 8);
+    lv = sim_msm(G, &got, bases, k, n, 4, 4, 4, 4, 1, 0, 8, 0, 0);
     expect_same(G, &got, &want, "simulation (levels, affine)", n, IN_EQUAL, 4);
     assert_true(sim_aff_runs == runs + 1 && lv >= 2);
+    /* the tree accumulation: runs of 200 entries cut into slices of 64 (6 rounds each),
+     * and one slice holding them whole */
+    runs = sim_tree_runs;
+    unsigned cut = sim_tree_cut;
+    sim_msm(G, &got, bases, k, n, 10, 100, 4, 4, 1, 0, 1, 64, 6);
+    expect_same(G, &got, &want, "simulation (tree, slices of 64)", n, IN_EQUAL, 10);
+    sim_msm(G, &got, bases, k, n, 10, 3, 4, 4, 1, 0, 1, 1024, 32);
+    expect_same(G, &got, &want, "simulation (tree, one slice)", n, IN_EQUAL, 10);
+    assert_true(sim_tree_runs == runs + 2 && sim_tree_cut > cut);
     free(bases);
     free(k);
 }
@@ -778,7 +855,15 @@ static void test_dev_sizes(void **state)
         dev_check(g, G, bases, k, nmax, IN_RANDOM, &o);
         o.lanes = 1;
         dev_check(g, G, bases, k, nmax, IN_RANDOM, &o);
-        printf("  device %s: n = 1, 2, 3, 2^k +- 1 up to 2^%u agree with the CPU (2^%u + 1 also with either level 0)\n",
+        /* and with the tree accumulation, in one slice and in slices of 2^16 entries */
+        memset(&o, 0, sizeof o);
+        o.tree = 31;
+        for (unsigned e = 0; e <= gmax; e += e < 4 ? 1 : 3)
+            dev_check(g, G, bases, k, ((size_t)1 << e) + e % 2, IN_RANDOM, &o);
+        o.tree = 16;
+        dev_check(g, G, bases, k, nmax, IN_RANDOM, &o);
+        printf("  device %s: n = 1, 2, 3, 2^k +- 1 up to 2^%u agree with the CPU (2^%u + 1 also with either level 0 "
+               "and the tree accumulation)\n",
                G->name, gmax, gmax);
         free(bases);
         free(k);
@@ -810,6 +895,15 @@ static void test_dev_edges(void **state)
             dev_check(g, G, bases, k, n, (input_kind)kind, &o);
             /* the same shapes with the batch-affine level 0 (each special case through the lanes) */
             o.lanes = 2 + (unsigned)(kind % 7);
+            dev_check(g, G, bases, k, n, (input_kind)kind, &o);
+            /* the tree accumulation: slices of 2^6..2^10 entries (runs cut by slices), 4..32 per batch;
+             * then the automatic window in one slice */
+            o.lanes = 1;
+            o.tree = 6 + (unsigned)(kind % 5);
+            o.tree_k = 4 + (unsigned)(kind * 7 % 29);
+            dev_check(g, G, bases, k, n, (input_kind)kind, &o);
+            memset(&o, 0, sizeof o);
+            o.tree = 31;
             dev_check(g, G, bases, k, n, (input_kind)kind, &o);
         }
         printf("  device %s: edge cases at n = %zu agree with the CPU (automatic and forced small shapes)\n",

@@ -25,6 +25,17 @@
 #ifndef G16_MSM_LANES_G2
 #define G16_MSM_LANES_G2 1
 #endif
+/* Tree accumulation (msm_core.cuh) by default: log2 of the slice in entries (0: the XYZZ levels);
+ * G16_MSM_TREE_G1 / _G2 in the environment override, G16_MSM_TREE_K the batch (at most
+ * MSM_TREE_KMAX). Off until measured faster. */
+#ifndef G16_MSM_TREE_G1
+#define G16_MSM_TREE_G1 0
+#endif
+#ifndef G16_MSM_TREE_G2
+#define G16_MSM_TREE_G2 0
+#endif
+#define G16_MSM_TREE_K_G1 32
+#define G16_MSM_TREE_K_G2 16
 #define RANDOM_TABLE 48 /* random bases: sums over subsets of this many points */
 
 /* Buffers of a run that depend on n only (allocated at the first run, kept with the handle). */
@@ -53,8 +64,11 @@ typedef struct {
     void *sp0, *sp1;
     void *red0, *red1;
     void *lacc, *lpre, *lden, *lanes; /* batch-affine level 0: K·TL lanes */
+    void *tscr;             /* tree accumulation: a slice's affine points */
+    uint32_t *tboff, *tbend; /* tree accumulation: per key, first entry and end */
+    msm_tree_info *tinfo;
     /* what was allocated for (a later plan fits when it needs no more) */
-    uint64_t N, nbuckets, slots, nred, nlanes;
+    uint64_t N, nbuckets, slots, nred, nlanes, ntree, nkeys;
 } pip_bufs;
 
 struct g16__gpu_msm {
@@ -68,6 +82,9 @@ struct g16__gpu_msm {
     int acc0_blocks;      /* G1: which k_acc0 (3 or 4 blocks per SM); G2: 2 */
     uint64_t threads_aff; /* resident threads of the batch-affine level-0 kernel */
     uint32_t lanes;       /* lanes per batch-affine level-0 thread (1: XYZZ level 0 only) */
+    uint32_t tree_log;    /* tree accumulation's slice, log2 (0: off) */
+    uint32_t tree_k;      /* tree accumulation's batch, at most */
+    uint64_t threads_tree; /* resident threads of the tree rounds' kernel */
     /* scratch of the runs: NULL until the first run */
     void *fixed_mem, *pip_mem, *res;
     size_t res_cap; /* results res holds */
@@ -179,6 +196,49 @@ template <int G2> __global__ static void __launch_bounds__(TPB) k_accn(msm_level
         g2_accn_thread(&l, t);
     else
         g1_accn_thread(&l, t);
+}
+
+/* Tree accumulation (msm_core.cuh): the runs' offsets, the longest run, the rounds, the stores. */
+__global__ static void __launch_bounds__(TPB) k_tree_offsets(const uint32_t *keys, uint64_t n, uint32_t sent,
+                                                             uint32_t *boff, uint32_t *bend, msm_tree_info *info)
+{
+    uint64_t i = gtid();
+    if (i < n)
+        msm_tree_offsets_thread(keys, n, sent, boff, bend, info, i);
+}
+
+__global__ static void __launch_bounds__(TPB) k_tree_maxlen(const uint32_t *boff, const uint32_t *bend, uint32_t nkeys,
+                                                            msm_tree_info *info)
+{
+    uint64_t k = gtid();
+    uint32_t len = k < nkeys ? msm_tree_len(boff, bend, (uint32_t)k) : 0;
+    for (int d = 16; d > 0; d /= 2) /* the warp's longest, then one atomic per warp */
+        len = max(len, __shfl_xor_sync(0xffffffffu, len, d));
+    if ((threadIdx.x & 31) == 0 && len)
+        atomicMax(&info->maxlen, len);
+}
+
+/* G1 at 3 blocks per SM (168 registers), G2 at 2, as the level-0 kernels. */
+template <int G2> __global__ static void __launch_bounds__(TPB, G2 ? 2 : 3) k_tree_round(msm_tree tr, uint64_t T)
+{
+    uint64_t t = gtid();
+    if (t >= T)
+        return;
+    if constexpr (G2)
+        g2_tree_round_thread(&tr, t);
+    else
+        g1_tree_round_thread(&tr, t);
+}
+
+template <int G2> __global__ static void __launch_bounds__(TPB) k_tree_final(msm_tree tr)
+{
+    uint64_t i = tr.s0 + gtid();
+    if (i >= tr.s1)
+        return;
+    if constexpr (G2)
+        g2_tree_final_thread(&tr, i);
+    else
+        g1_tree_final_thread(&tr, i);
 }
 
 template <int G2> __global__ static void __launch_bounds__(TPB) k_reduce(msm_plan p, const void *buckets, void *out)
@@ -458,7 +518,9 @@ static g16_status stack_limit(g16_error *err)
                              (const void *)k_sum<1>,     (const void *)k_ones<1>,    (const void *)k_final<1>,
                              (const void *)k_random<1>,  (const void *)k_acc0<0, 3>, (const void *)k_acc0<0, 4>,
                              (const void *)k_acc0_aff<0>, (const void *)k_acc0_aff<1>,
-                             (const void *)k_reduce<0>};
+                             (const void *)k_reduce<0>,  (const void *)k_tree_round<0>,
+                             (const void *)k_tree_round<1>, (const void *)k_tree_final<0>,
+                             (const void *)k_tree_final<1>};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         cudaFuncAttributes a;
         G16_CU(cudaFuncGetAttributes(&a, kernels[i]));
@@ -504,6 +566,18 @@ static g16_status occupancy(g16__gpu_msm *m, g16_error *err)
         const char *e = getenv(m->g2 ? "G16_MSM_LANES_G2" : "G16_MSM_LANES_G1");
         long v = e ? strtol(e, NULL, 10) : (m->g2 ? G16_MSM_LANES_G2 : G16_MSM_LANES_G1);
         m->lanes = v < 1 ? 1 : v > (long)MSM_AFF_KMAX ? MSM_AFF_KMAX : (uint32_t)v;
+    }
+    {
+        const char *e = getenv(m->g2 ? "G16_MSM_TREE_G2" : "G16_MSM_TREE_G1"), *ek = getenv("G16_MSM_TREE_K");
+        long v = e ? strtol(e, NULL, 10) : (m->g2 ? G16_MSM_TREE_G2 : G16_MSM_TREE_G1);
+        long k = ek ? strtol(ek, NULL, 10) : (m->g2 ? G16_MSM_TREE_K_G2 : G16_MSM_TREE_K_G1);
+        m->tree_log = v < 2 || v > 31 ? 0 : (uint32_t)v;
+        m->tree_k = k < (long)MSM_TREE_KMIN ? MSM_TREE_KMIN : k > (long)MSM_TREE_KMAX ? MSM_TREE_KMAX : (uint32_t)k;
+        if (m->g2)
+            G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_tree_round<1>, TPB, 0));
+        else
+            G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_tree_round<0>, TPB, 0));
+        m->threads_tree = (uint64_t)(nb < 1 ? 1 : nb) * TPB * (uint64_t)m->g->info.sm_count;
     }
 cleanup:
     return st;
@@ -808,7 +882,7 @@ cleanup:
 
 /* Pippenger buffer sizes: entries, buckets, carry slots, reduction partial sums, lanes, sort bytes. */
 typedef struct {
-    uint64_t N, nb, slots, nred, nl;
+    uint64_t N, nb, slots, nred, nl, nt, nk; /* nt: tree slice points, nk: tree keys */
     size_t sort_bytes;
 } pip_sizes;
 
@@ -825,17 +899,20 @@ static g16_status pip_alloc(run_ctx *x, const pip_sizes *z, g16_error *err)
         size_t sizes[] = {z->N * 4,         z->N * 4,         z->N * 4,   z->N * 4,   z->sort_bytes,
                           z->nb * xs,       z->slots * 4,     z->slots * 4, z->slots * xs, z->slots * xs,
                           z->nred * xs,     z->nred * xs,     z->nl * aff_size(x->m->g2), z->nl * fs,
-                          2 * z->nl * fs,   z->nl * sizeof(msm_lane)};
+                          2 * z->nl * fs,   z->nl * sizeof(msm_lane), z->nt * aff_size(x->m->g2),
+                          z->nk * 4,        z->nk * 4,        z->nk ? sizeof(msm_tree_info) : 0};
         void **ptrs[] = {(void **)&p->k0, (void **)&p->k1, (void **)&p->v0, (void **)&p->v1, &p->sort_tmp,
                          &p->buckets, (void **)&p->sk0, (void **)&p->sk1, &p->sp0, &p->sp1, &p->red0, &p->red1,
-                         &p->lacc, &p->lpre, &p->lden, &p->lanes};
+                         &p->lacc, &p->lpre, &p->lden, &p->lanes, &p->tscr, (void **)&p->tboff,
+                         (void **)&p->tbend, (void **)&p->tinfo};
         const char *const what[] = {"MSM digit keys", "MSM digit keys (sort)", "MSM digit values",
                                     "MSM digit values (sort)", "MSM sort scratch", "MSM buckets",
                                     "MSM carry keys", "MSM carry keys", "MSM carry points", "MSM carry points",
                                     "MSM window partial sums", "MSM window partial sums",
                                     "MSM affine lane sums", "MSM affine lane products", "MSM affine lane slopes",
-                                    "MSM affine lanes"};
-        st = arena(x->g, &x->m->pip_mem, ptrs, sizes, what, 16, "MSM Pippenger scratch", err);
+                                    "MSM affine lanes", "MSM tree slice points", "MSM tree run starts",
+                                    "MSM tree run ends", "MSM tree info"};
+        st = arena(x->g, &x->m->pip_mem, ptrs, sizes, what, 20, "MSM Pippenger scratch", err);
         if (st != G16_OK)
             goto cleanup;
     }
@@ -845,6 +922,8 @@ static g16_status pip_alloc(run_ctx *x, const pip_sizes *z, g16_error *err)
     p->slots = z->slots;
     p->nred = z->nred;
     p->nlanes = z->nl;
+    p->ntree = z->nt;
+    p->nkeys = z->nk;
 cleanup:
     return st;
 }
@@ -864,6 +943,8 @@ static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
     z.slots = slots_for(pl);
     z.nred = (uint64_t)pl->nwin * pl->TR;
     z.nl = pl->K > 1 ? (uint64_t)pl->K * pl->TL : 0;
+    z.nt = pl->tree;
+    z.nk = pl->tree ? (uint64_t)pl->sent : 0;
     z.sort_bytes = 0;
     {
         cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
@@ -871,7 +952,7 @@ static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
                                                x->s));
     }
     if (x->m->pip_mem && z.N <= p->N && z.nb <= p->nbuckets && z.slots <= p->slots && z.nred <= p->nred &&
-        z.nl <= p->nlanes && z.sort_bytes <= p->sort_bytes)
+        z.nl <= p->nlanes && z.nt <= p->ntree && z.nk <= p->nkeys && z.sort_bytes <= p->sort_bytes)
         return G16_OK;
     if (x->m->pip_mem) {
         pip_sizes u = z;
@@ -880,6 +961,8 @@ static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
         u.slots = z.slots > p->slots ? z.slots : p->slots;
         u.nred = z.nred > p->nred ? z.nred : p->nred;
         u.nl = z.nl > p->nlanes ? z.nl : p->nlanes;
+        u.nt = z.nt > p->ntree ? z.nt : p->ntree;
+        u.nk = z.nk > p->nkeys ? z.nk : p->nkeys;
         u.sort_bytes = z.sort_bytes > p->sort_bytes ? z.sort_bytes : p->sort_bytes;
         st = pip_alloc(x, &u, err);
         if (st != G16_ERR_NOMEM)
@@ -901,10 +984,15 @@ static g16_status plan_and_ensure(run_ctx *x, msm_plan *pl, uint64_t count, cons
     const g16__gpu_msm *m = x->m;
     uint64_t t0 = o && o->threads0 ? o->threads0 : m->threads_acc, taff = o && o->threads0 ? o->threads0 : m->threads_aff;
     uint32_t c = o ? o->window : 0, carry = o ? o->carry_per : 0, lanes = lanes_for(m, o);
+    uint32_t tlog = o && o->tree ? (o->tree == 1 ? 0 : o->tree) : m->tree_log;
+    uint32_t tk = o && o->tree_k ? o->tree_k : m->tree_k;
+    uint64_t slice = tlog ? (uint64_t)1 << tlog : 0;
     msm_plan_make(pl, count, c, t0, m->threads_red, carry, lanes, taff);
+    msm_plan_tree(pl, slice, tk);
     g16_status st = pip_ensure(x, pl, err);
     if (st == G16_ERR_NOMEM && c == 0 && pl->c > MSM_LEAN_WINDOW) {
         msm_plan_make(pl, count, MSM_LEAN_WINDOW, t0, m->threads_red, carry, lanes, taff);
+        msm_plan_tree(pl, slice, tk);
         st = pip_ensure(x, pl, err);
     }
     return st;
@@ -937,6 +1025,49 @@ cleanup:
     return st;
 }
 
+/* The tree accumulation (msm_core.cuh) of the sorted entries into the zeroed buckets: the runs'
+ * offsets and the longest run (one small download: the round count), then per slice its rounds
+ * and the runs' stores. */
+template <int G2> static g16_status tree_accumulate(run_ctx *x, const msm_plan *pl, const uint32_t *keys,
+                                                   const uint32_t *vals, g16_error *err)
+{
+    g16_status st = G16_OK;
+    pip_bufs *p = x->p;
+    msm_tree_info info;
+    msm_tree tr;
+    G16_CU(cudaMemsetAsync(p->tboff, 0, (size_t)pl->sent * 4, x->s));
+    G16_CU(cudaMemsetAsync(p->tbend, 0, (size_t)pl->sent * 4, x->s));
+    G16_CU(cudaMemsetAsync(p->tinfo, 0, sizeof(msm_tree_info), x->s));
+    G16_CU_LAUNCH(k_tree_offsets<<<blocks_for(pl->N), TPB, 0, x->s>>>(keys, pl->N, pl->sent, p->tboff, p->tbend,
+                                                                     p->tinfo));
+    G16_CU_LAUNCH(k_tree_maxlen<<<blocks_for(pl->sent), TPB, 0, x->s>>>(p->tboff, p->tbend, pl->sent, p->tinfo));
+    G16_CU(cudaMemcpyAsync(&info, p->tinfo, sizeof info, cudaMemcpyDeviceToHost, x->s));
+    G16_CU(cudaStreamSynchronize(x->s));
+    memset(&tr, 0, sizeof tr);
+    tr.keys = keys;
+    tr.vals = vals;
+    tr.bases = x->m->bases;
+    tr.boff = p->tboff;
+    tr.bend = p->tbend;
+    tr.scr = p->tscr;
+    tr.buckets = p->buckets;
+    for (uint64_t s0 = 0; s0 < info.nreal; s0 += pl->tree) {
+        uint64_t n = info.nreal - s0 < pl->tree ? info.nreal - s0 : pl->tree;
+        uint32_t R = msm_tree_rounds(info.maxlen < n ? info.maxlen : n);
+        tr.s0 = s0;
+        tr.s1 = s0 + n;
+        for (uint32_t r = 0; r < R; r++) {
+            tr.r = r;
+            tr.K = msm_tree_k(n, r, x->m->threads_tree, pl->tree_k);
+            uint64_t T = msm_tree_threads(n, r, tr.K);
+            G16_CU_LAUNCH(k_tree_round<G2><<<blocks_for(T), TPB, 0, x->s>>>(tr, T));
+        }
+        G16_CU_LAUNCH(k_tree_final<G2><<<blocks_for(n), TPB, 0, x->s>>>(tr));
+    }
+cleanup:
+    return st;
+}
+
 template <int G2> static g16_status pippenger(run_ctx *x, const msm_plan *pl, const g16__gpu_msm_opts *o, void **W,
                                               g16_error *err)
 {
@@ -957,6 +1088,12 @@ template <int G2> static g16_status pippenger(run_ctx *x, const msm_plan *pl, co
         if (st != G16_OK)
             goto cleanup;
         G16_CU(cudaMemsetAsync(p->buckets, 0, (size_t)pl->nwin * pl->B * xs, x->s));
+        if (pl->tree) {
+            st = tree_accumulate<G2>(x, pl, dk.Current(), dv.Current(), err);
+            if (st != G16_OK)
+                goto cleanup;
+            goto reduce;
+        }
         msm_level lv;
         memset(&lv, 0, sizeof lv);
         lv.n = pl->N;
@@ -1007,6 +1144,7 @@ template <int G2> static g16_status pippenger(run_ctx *x, const msm_plan *pl, co
             op = tp;
         }
     }
+reduce:
     st = mark(x, G16__GPU_MSM_PH_REDUCE, err);
     if (st != G16_OK)
         goto cleanup;
@@ -1166,6 +1304,11 @@ static g16_status check_opts(const g16__gpu_msm_opts *o, g16_error *err)
         return g16__error(err, G16_ERR_ARG, "gpu msm: carry_per %u (>= 4 or 0)", o->carry_per);
     if (o->upload_chunks > MSM_UP_CHUNKS)
         return g16__error(err, G16_ERR_ARG, "gpu msm: upload_chunks %u (0..%u)", o->upload_chunks, MSM_UP_CHUNKS);
+    if (o->tree > 31)
+        return g16__error(err, G16_ERR_ARG, "gpu msm: tree %u (0, 1 or a slice of 2^2..2^31 entries)", o->tree);
+    if (o->tree_k && (o->tree_k < MSM_TREE_KMIN || o->tree_k > MSM_TREE_KMAX))
+        return g16__error(err, G16_ERR_ARG, "gpu msm: tree_k %u (%u..%u or 0)", o->tree_k, MSM_TREE_KMIN,
+                          MSM_TREE_KMAX);
     return G16_OK;
 }
 

@@ -351,6 +351,8 @@ G16_HD void gfp2_inv_var(gfp2 *r, const gfp2 *a)
 #define MSM_SUM_GROUP 8u
 #define MSM_AFF_KMAX 64u     /* lanes per thread of the batch-affine level 0 */
 #define MSM_AFF_MIN_PER 32u  /* entries per lane below which level 0 stays XYZZ */
+#define MSM_TREE_KMAX 32u    /* tree accumulation: additions per thread batch, at most ... */
+#define MSM_TREE_KMIN 4u     /* ... and at least (late rounds) */
 
 typedef struct {
     uint32_t c, nwin, B;   /* window bits, windows, buckets per window (2^(c-1)) */
@@ -363,6 +365,8 @@ typedef struct {
     uint64_t TL;           /* level 0: real threads, ceil(T0 / K) */
     uint32_t per;          /* carry levels: entries per thread */
     uint32_t L, TR;        /* buckets per reduction thread; reduction threads per window (B / L) */
+    uint64_t tree;         /* tree accumulation: entries per slice (0: the levels above); msm_plan_tree */
+    uint32_t tree_k;       /* tree accumulation: additions per thread batch, at most */
 } msm_plan;
 
 /* Window bits for m non-trivial scalars: the c in [2, MSM_AUTO_MAX_WINDOW] minimizing, in mixed
@@ -501,6 +505,18 @@ G16_HD void msm_plan_make(msm_plan *p, uint64_t m, uint32_t c, uint64_t threads0
     p->TR = p->B / p->L;
 }
 
+/* Tree accumulation for plan p (msm_core.cuh, "tree accumulation"; called after msm_plan_make):
+ * slices of up to `slice` entries (0: off), batches of up to kmax additions; off when N does not
+ * fit the 32-bit offsets. */
+G16_HD void msm_plan_tree(msm_plan *p, uint64_t slice, uint32_t kmax)
+{
+    p->tree = 0;
+    p->tree_k = kmax < MSM_TREE_KMIN ? MSM_TREE_KMIN : kmax > MSM_TREE_KMAX ? MSM_TREE_KMAX : kmax;
+    if (slice == 0 || p->N >= 0xffffffffull)
+        return;
+    p->tree = slice < p->N ? slice : p->N;
+}
+
 /* One accumulation level (see the header comment). Level 0: vals and bases set, in NULL;
  * later levels: in = the previous level's slot points, keys = its slot keys. */
 typedef struct {
@@ -539,6 +555,84 @@ typedef struct msm_lane {
 #define MSM_LN_ADD 16u   /* this round: chord addition, denominator x_P − x_A */
 #define MSM_LN_DBL 32u   /* this round: doubling, denominator 2·y_A */
 #define MSM_LN_FIRSTDEN 64u /* this round: the first lane with a denominator */
+
+/* ---------------------------------------------------------------- tree accumulation
+ *
+ * Alternative to the accumulation levels (opts.tree; msm_curve.cuh, tree_round_thread): the
+ * sorted entries [0, nreal) (the non-sentinel ones) are cut into slices of at most `slice`
+ * entries, each summed in a scratch array of affine points by pairwise rounds. In round r the
+ * live points of a run (the run of a key cut to the slice, starting at a) sit at a + j·2^r for
+ * j < ceil(len / 2^r); each even j is added to j + 1 (when it exists) in place, so the run halves
+ * and after ceil(log2 len) rounds its sum is at a. Round 0 reads the signed bases. All additions
+ * of a round are independent: each thread takes K of them and shares one inversion (Montgomery's
+ * trick): 6 products per affine addition plus the inversion's share, no per-lane state (the
+ * batch-affine level 0's cost, RESULTS.md "seventh"). tree_final_thread then stores each run's
+ * sum into its bucket (added to it when the run is cut by the slice's edge), and the reduction
+ * is the usual one. Needs N < 2^32 (offsets are 32-bit). */
+
+typedef struct {
+    const uint32_t *keys, *vals; /* the sorted entries */
+    const void *bases;
+    const uint32_t *boff, *bend; /* per key: first entry, one past the last (set for present keys) */
+    void *scr;                   /* affine points: entry i of the slice at scr[i − s0] */
+    void *buckets;               /* xyzz, per key */
+    uint64_t s0, s1;             /* the slice */
+    uint32_t r, K;               /* round, additions per thread batch */
+} msm_tree;
+
+/* What the offsets pass leaves for the host: entries before the sentinels, the longest run. */
+typedef struct {
+    unsigned long long nreal;
+    unsigned int maxlen, pad;
+} msm_tree_info;
+
+/* Entry i of n sorted entries: the first entry of a run records boff, the last bend (and nreal
+ * when the sentinels or the end follow). boff and bend start zeroed. */
+G16_HD void msm_tree_offsets_thread(const uint32_t *keys, uint64_t n, uint32_t sent, uint32_t *boff, uint32_t *bend,
+                                    msm_tree_info *info, uint64_t i)
+{
+    uint32_t k = keys[i];
+    if (k == sent)
+        return;
+    if (i == 0 || keys[i - 1] != k)
+        boff[k] = (uint32_t)i;
+    if (i + 1 == n || keys[i + 1] != k) {
+        bend[k] = (uint32_t)(i + 1);
+        if (i + 1 == n || keys[i + 1] == sent)
+            info->nreal = i + 1;
+    }
+}
+
+/* Key k's run length (0 when absent), for the longest run (after the offsets pass). */
+G16_HD uint32_t msm_tree_len(const uint32_t *boff, const uint32_t *bend, uint32_t k) { return bend[k] - boff[k]; }
+
+/* Rounds for runs of at most maxlen entries: ceil(log2 maxlen), at least 1 (round 0 also copies
+ * the runs of one entry into the scratch). */
+G16_HD uint32_t msm_tree_rounds(uint64_t maxlen)
+{
+    uint32_t r = 1;
+    while (r < 63 && ((uint64_t)1 << r) < maxlen)
+        r++;
+    return r;
+}
+
+/* Additions per thread batch in round r of a slice of n entries, for `wave` resident threads:
+ * as many as fill one wave, between MSM_TREE_KMIN and kmax (late rounds have few additions). */
+G16_HD uint32_t msm_tree_k(uint64_t n, uint32_t r, uint64_t wave, uint32_t kmax)
+{
+    uint64_t adds = r < 63 ? n >> (r + 1) : 0, k = adds / (wave ? wave : 1);
+    if (k > kmax)
+        k = kmax;
+    if (k < MSM_TREE_KMIN)
+        k = MSM_TREE_KMIN;
+    return (uint32_t)k;
+}
+
+/* Threads of round r over n entries with K additions each: a thread covers K·2^(r+1) entries. */
+G16_HD uint64_t msm_tree_threads(uint64_t n, uint32_t r, uint32_t K)
+{
+    return r + 1 >= 64 ? 1 : msm_div_up(n, (uint64_t)K << (r + 1));
+}
 
 /* ---------------------------------------------------------------- scalars */
 

@@ -660,3 +660,204 @@ G16_HD void MSM_P(final_thread)(uint32_t nwin, uint32_t c, const void *vW, const
         MSM_P(add)(&acc, (const MSM_P(xyzz) *)vones);
     *(MSM_P(xyzz) *)vout = acc;
 }
+
+/* ---------------------------------------------------------------- tree accumulation (msm_core.cuh) */
+
+/* Kinds of a pair (a, b) of a round: the chord addition, the tangent (a = b), the result is a
+ * (b is infinity), b (a is infinity), or infinity (a = −b). */
+#define MSM_TK_ADD 0u
+#define MSM_TK_DBL 1u
+#define MSM_TK_A 2u
+#define MSM_TK_B 3u
+#define MSM_TK_INF 4u
+
+/* The live point at entry o of the slice: the signed base in round 0, else the scratch's. Within
+ * a round no thread reads what another writes (it writes only its pairs' first entries, and reads
+ * only its pairs' entries), so the scratch takes the read-only path too. */
+G16_HD void MSM_P(tree_load)(const msm_tree *tr, uint64_t o, MSM_P(aff) *p)
+{
+    if (tr->r == 0)
+        MSM_P(lane_base)(p, (const MSM_P(aff) *)tr->bases, tr->vals[o]);
+    else
+        MSM_P(aff_load)(p, (const MSM_P(aff) *)tr->scr + (o - tr->s0));
+}
+
+/* Its x coordinate alone (the sign of a base does not change it). */
+G16_HD void MSM_P(tree_load_x)(const msm_tree *tr, uint64_t o, MSM_FE *x)
+{
+    const MSM_P(aff) *p = tr->r == 0 ? (const MSM_P(aff) *)tr->bases + (tr->vals[o] & 0x7fffffffu)
+                                     : (const MSM_P(aff) *)tr->scr + (o - tr->s0);
+#if defined(G16_PTX)
+    union {
+        MSM_FE f;
+        uint4 v[sizeof(MSM_FE) / 16];
+    } u;
+    const uint4 *s = (const uint4 *)p;
+    G16_UNROLL
+    for (int j = 0; j < (int)(sizeof(MSM_FE) / 16); j++)
+        u.v[j] = __ldg(s + j);
+    *x = u.f;
+#else
+    *x = p->x;
+#endif
+}
+
+/* The pair's kind and, for an addition or a doubling, its slope's denominator. */
+G16_HD uint32_t MSM_P(tree_kind)(const MSM_P(aff) *a, const MSM_P(aff) *b, MSM_FE *den)
+{
+    MSM_FE t;
+    if (MSM_P(aff_is_inf)(a))
+        return MSM_TK_B;
+    if (MSM_P(aff_is_inf)(b))
+        return MSM_TK_A;
+    MSM_F(sub)(den, &b->x, &a->x);
+    if (!MSM_F(is_zero)(den))
+        return MSM_TK_ADD;
+    MSM_F(sub)(&t, &b->y, &a->y);
+    if (!MSM_F(is_zero)(&t) || MSM_F(is_zero)(&a->y)) /* a = −b (y = 0 has no tangent: 2-torsion) */
+        return MSM_TK_INF;
+    MSM_F(add)(den, &a->y, &a->y);
+    return MSM_TK_DBL;
+}
+
+/* The n pairs (s0 + pos[j], s0 + pos[j] + 2^r) of one thread: the first entry := the pair's sum.
+ * Forward: the denominators' running products (pre[j], the product up to j of those that have
+ * one), reading only the x coordinates unless they are zero or equal (then the kind needs the
+ * points). One inversion. Backward: each slope from the inverse, the points read again. */
+G16_HD void MSM_P(tree_batch)(const msm_tree *tr, const uint32_t *pos, uint32_t n)
+{
+    MSM_FE pre[MSM_TREE_KMAX], run, inv;
+    uint8_t kind[MSM_TREE_KMAX];
+    uint64_t step = (uint64_t)1 << tr->r;
+    MSM_P(aff) *scr = (MSM_P(aff) *)tr->scr;
+    uint32_t first = n; /* the first pair with a denominator */
+    MSM_F(set_zero)(&run);
+    MSM_F(set_zero)(&inv);
+    for (uint32_t j = 0; j < n; j++) {
+        uint64_t o = tr->s0 + pos[j];
+        MSM_FE ax, bx, den;
+        uint32_t k;
+        MSM_P(tree_load_x)(tr, o, &ax);
+        MSM_P(tree_load_x)(tr, o + step, &bx);
+        MSM_F(sub)(&den, &bx, &ax);
+        if (MSM_F(is_zero)(&ax) || MSM_F(is_zero)(&bx) || MSM_F(is_zero)(&den)) {
+            MSM_P(aff) a, b;
+            MSM_P(tree_load)(tr, o, &a);
+            MSM_P(tree_load)(tr, o + step, &b);
+            k = MSM_P(tree_kind)(&a, &b, &den);
+        } else {
+            k = MSM_TK_ADD;
+        }
+        kind[j] = (uint8_t)k;
+        if (k <= MSM_TK_DBL) {
+            if (first == n) {
+                run = den;
+                first = j;
+            } else {
+                MSM_F(mul_inl)(&run, &run, &den);
+            }
+        }
+        pre[j] = run;
+    }
+    if (first < n)
+        MSM_F(inv_var)(&inv, &run);
+    for (uint32_t j = n; j-- > 0;) {
+        uint64_t o = tr->s0 + pos[j];
+        uint32_t k = kind[j];
+        MSM_P(aff) a, b, r;
+        if (k == MSM_TK_A && tr->r > 0)
+            continue; /* already in place */
+        if (k != MSM_TK_B)
+            MSM_P(tree_load)(tr, o, &a);
+        if (k != MSM_TK_A && k != MSM_TK_INF)
+            MSM_P(tree_load)(tr, o + step, &b);
+        if (k <= MSM_TK_DBL) {
+            MSM_FE den, num, il, lam, t;
+            if (k == MSM_TK_ADD) {
+                MSM_F(sub)(&den, &b.x, &a.x);
+                MSM_F(sub)(&num, &b.y, &a.y);
+            } else {
+                MSM_F(add)(&den, &a.y, &a.y);
+                MSM_F(sqr_inl)(&num, &a.x);
+                MSM_F(add)(&t, &num, &num);
+                MSM_F(add)(&num, &num, &t); /* 3x² */
+            }
+            if (j > first) {
+                MSM_F(mul_inl)(&il, &inv, &pre[j - 1]); /* 1/den_j */
+                MSM_F(mul_inl)(&inv, &inv, &den);       /* 1/(product of the earlier ones) */
+            } else {
+                il = inv;
+            }
+            MSM_F(mul_inl)(&lam, &num, &il);
+            MSM_F(sqr_inl)(&r.x, &lam);
+            MSM_F(sub)(&r.x, &r.x, &a.x);
+            MSM_F(sub)(&r.x, &r.x, &b.x);
+            MSM_F(sub)(&t, &a.x, &r.x);
+            MSM_F(mul_inl)(&r.y, &lam, &t);
+            MSM_F(sub)(&r.y, &r.y, &a.y);
+        } else if (k == MSM_TK_A) {
+            r = a;
+        } else if (k == MSM_TK_B) {
+            r = b;
+        } else {
+            MSM_F(set_zero)(&r.x);
+            MSM_F(set_zero)(&r.y);
+        }
+        scr[o - tr->s0] = r;
+    }
+}
+
+/* One thread of round r: entries [s0 + t·K·2^(r+1), ...) of the slice. For each run that meets
+ * the range, the run's live points at a + j·2^r with j even in the range; each with a partner
+ * (j + 1 live) joins the batch (flushed every K), a last one without stays (round 0 copies its
+ * base to the scratch). */
+G16_HD void MSM_P(tree_round_thread)(const msm_tree *tr, uint64_t t)
+{
+    uint64_t step = (uint64_t)1 << tr->r, span = (uint64_t)tr->K << (tr->r + 1);
+    uint64_t lo = tr->s0 + t * span, hi = lo + span < tr->s1 ? lo + span : tr->s1;
+    uint32_t pos[MSM_TREE_KMAX], n = 0;
+    uint64_t o = lo;
+    while (o < hi) {
+        uint32_t key = tr->keys[o];
+        uint64_t a = tr->boff[key] > tr->s0 ? tr->boff[key] : tr->s0;
+        uint64_t e = tr->bend[key] < tr->s1 ? tr->bend[key] : tr->s1;
+        for (o = a + ((o - a + 2 * step - 1) & ~(2 * step - 1)); o < e && o < hi; o += 2 * step) {
+            if (o + step < e) {
+                pos[n++] = (uint32_t)(o - tr->s0);
+                if (n == tr->K) {
+                    MSM_P(tree_batch)(tr, pos, n);
+                    n = 0;
+                }
+            } else if (tr->r == 0) {
+                MSM_P(aff) p;
+                MSM_P(tree_load)(tr, o, &p);
+                ((MSM_P(aff) *)tr->scr)[o - tr->s0] = p;
+            }
+        }
+        if (o < e)
+            break; /* the range ends inside this run */
+        o = e;
+    }
+    if (n)
+        MSM_P(tree_batch)(tr, pos, n);
+}
+
+/* Entry i of the slice, after the rounds: at the first entry of a run, its sum into the bucket
+ * (stored, or added when the run goes on in another slice; zeroed buckets are infinity). */
+G16_HD void MSM_P(tree_final_thread)(const msm_tree *tr, uint64_t i)
+{
+    uint32_t key = tr->keys[i];
+    if (i > tr->s0 && tr->keys[i - 1] == key)
+        return;
+    const MSM_P(aff) *p = (const MSM_P(aff) *)tr->scr + (i - tr->s0);
+    MSM_P(xyzz) *bk = (MSM_P(xyzz) *)tr->buckets + key;
+    if (MSM_P(aff_is_inf)(p))
+        return;
+    if (tr->boff[key] < tr->s0 || tr->bend[key] > tr->s1) {
+        MSM_P(xyzz) acc = *bk;
+        MSM_P(madd_inl)(&acc, p, 0);
+        *bk = acc;
+    } else {
+        MSM_P(from_aff)(bk, p, 0);
+    }
+}

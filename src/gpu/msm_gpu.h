@@ -78,6 +78,11 @@ typedef struct {
                          * output): copied device to device, never read on the host */
     unsigned lanes;     /* 0: default; 1: XYZZ accumulation level 0; K in [2, 64]: batch-affine level 0
                          * with K lanes per thread when each lane gets >= 32 entries */
+    unsigned tree;      /* accumulation: 0: default (the handle's: G16_MSM_TREE_G1 / _G2); 1: the
+                         * XYZZ levels; k in [2, 31]: the tree accumulation (msm_core.cuh) in slices
+                         * of 2^k entries */
+    unsigned tree_k;    /* tree accumulation: additions per thread batch, at most (0: default, else
+                         * [4, 32]) */
     unsigned upload_chunks; /* host scalars: 1: one copy, then the work; k in [2, 8]: up to k chunks
                              * of >= 2^18 points on the side stream, each classified and its ones
                              * summed (a wave of threads per chunk) as soon as it has arrived;
