@@ -809,37 +809,52 @@ G16_HD void MSM_P(tree_batch)(const msm_tree *tr, const uint32_t *pos, uint32_t 
 
 /* One thread of round r: entries [s0 + t·K·2^(r+1), ...) of the slice. For each run that meets
  * the range, the run's live points at a + j·2^r with j even in the range; each with a partner
- * (j + 1 live) joins the batch (flushed every K), a last one without stays (round 0 copies its
- * base to the scratch). */
+ * (j + 1 live) joins the batch, a last one without stays (round 0 copies its base to the
+ * scratch). The batches (up to K pairs) are collected first and added at one place of the loop,
+ * so that a warp's threads add theirs together: with the addition inside the collecting loop,
+ * each thread reached it at its own iteration and the warp ran the batch once per thread (the
+ * first version, H200: G1 2^26 random accumulate 3831 ms against 395 for the XYZZ levels). */
 G16_HD void MSM_P(tree_round_thread)(const msm_tree *tr, uint64_t t)
 {
     uint64_t step = (uint64_t)1 << tr->r, span = (uint64_t)tr->K << (tr->r + 1);
     uint64_t lo = tr->s0 + t * span, hi = lo + span < tr->s1 ? lo + span : tr->s1;
-    uint32_t pos[MSM_TREE_KMAX], n = 0;
-    uint64_t o = lo;
-    while (o < hi) {
-        uint32_t key = tr->keys[o];
-        uint64_t a = tr->boff[key] > tr->s0 ? tr->boff[key] : tr->s0;
-        uint64_t e = tr->bend[key] < tr->s1 ? tr->bend[key] : tr->s1;
-        for (o = a + ((o - a + 2 * step - 1) & ~(2 * step - 1)); o < e && o < hi; o += 2 * step) {
+    uint64_t o = lo, e = 0;
+    uint32_t pos[MSM_TREE_KMAX];
+    int in_run = 0; /* e is the end of the run holding o, and o one of its live first entries */
+    for (;;) {
+        uint32_t n = 0;
+        while (n < tr->K && o < hi) {
+            if (!in_run) {
+                uint32_t key = tr->keys[o];
+                uint64_t a = tr->boff[key] > tr->s0 ? tr->boff[key] : tr->s0;
+                e = tr->bend[key] < tr->s1 ? tr->bend[key] : tr->s1;
+                o = a + ((o - a + 2 * step - 1) & ~(2 * step - 1));
+                in_run = 1;
+                if (o >= e) { /* no live first entry left in this run: the next run */
+                    o = e;
+                    in_run = 0;
+                    continue;
+                }
+            }
+            if (o >= hi)
+                break;
             if (o + step < e) {
                 pos[n++] = (uint32_t)(o - tr->s0);
-                if (n == tr->K) {
-                    MSM_P(tree_batch)(tr, pos, n);
-                    n = 0;
-                }
             } else if (tr->r == 0) {
                 MSM_P(aff) p;
                 MSM_P(tree_load)(tr, o, &p);
                 ((MSM_P(aff) *)tr->scr)[o - tr->s0] = p;
             }
+            o += 2 * step;
+            if (o >= e) { /* the next run starts at e (which may be below hi even when o is not) */
+                o = e;
+                in_run = 0;
+            }
         }
-        if (o < e)
-            break; /* the range ends inside this run */
-        o = e;
-    }
-    if (n)
+        if (n == 0)
+            break;
         MSM_P(tree_batch)(tr, pos, n);
+    }
 }
 
 /* Entry i of the slice, after the rounds: at the first entry of a run, its sum into the bucket
