@@ -287,9 +287,13 @@ static void sim_tree(const grp *G, const msm_plan *pl, const uint32_t *keys, con
     memset(&info, 0, sizeof info);
     for (uint64_t i = 0; i < pl->N; i++)
         msm_tree_offsets_thread(keys, pl->N, pl->sent, boff, bend, &info, i);
+    uint64_t nsl = (pl->N + pl->tree - 1) / pl->tree;
+    uint32_t *slmax = calloc(nsl, 4);
+    assert_non_null(slmax);
     for (uint32_t k = 0; k < pl->sent; k++)
-        if (msm_tree_len(boff, bend, k) > info.maxlen)
-            info.maxlen = msm_tree_len(boff, bend, k);
+        for (uint64_t q = 0; bend[k] > boff[k] && q < nsl; q++)
+            if (msm_tree_piece(boff[k], bend[k], pl->tree, q) > slmax[q])
+                slmax[q] = msm_tree_piece(boff[k], bend[k], pl->tree, q);
     memset(&tr, 0, sizeof tr);
     tr.keys = keys;
     tr.vals = vals;
@@ -300,7 +304,7 @@ static void sim_tree(const grp *G, const msm_plan *pl, const uint32_t *keys, con
     tr.buckets = buckets;
     for (uint64_t s0 = 0; s0 < info.nreal; s0 += pl->tree) {
         uint64_t n = info.nreal - s0 < pl->tree ? info.nreal - s0 : pl->tree;
-        uint32_t R = msm_tree_rounds(info.maxlen < n ? info.maxlen : n);
+        uint32_t R = msm_tree_rounds(slmax[s0 / pl->tree]);
         memset(scr, 0x5a, pl->tree * G->aff_sz);
         tr.s0 = s0;
         tr.s1 = s0 + n;
@@ -317,6 +321,7 @@ static void sim_tree(const grp *G, const msm_plan *pl, const uint32_t *keys, con
             G->tree_final(&tr, i);
     }
     sim_tree_runs++;
+    free(slmax);
     free(boff);
     free(bend);
     free(scr);

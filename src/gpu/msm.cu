@@ -66,9 +66,9 @@ typedef struct {
     void *lacc, *lpre, *lden, *lanes; /* batch-affine level 0: K·TL lanes */
     void *tscr;             /* tree accumulation: a slice's affine points */
     uint32_t *tboff, *tbend; /* tree accumulation: per key, first entry and end */
-    msm_tree_info *tinfo;
+    msm_tree_info *tinfo;    /* then the slices' longest pieces (uint32) */
     /* what was allocated for (a later plan fits when it needs no more) */
-    uint64_t N, nbuckets, slots, nred, nlanes, ntree, nkeys;
+    uint64_t N, nbuckets, slots, nred, nlanes, ntree, nkeys, nslices;
 } pip_bufs;
 
 struct g16__gpu_msm {
@@ -207,15 +207,28 @@ __global__ static void __launch_bounds__(TPB) k_tree_offsets(const uint32_t *key
         msm_tree_offsets_thread(keys, n, sent, boff, bend, info, i);
 }
 
+/* Per slice, its longest piece of a run (slmax zeroed): a warp's keys mostly start in one slice,
+ * so lanes are grouped by it and each group's leader does one atomic; a run over several slices
+ * (long) does one per slice. */
 __global__ static void __launch_bounds__(TPB) k_tree_maxlen(const uint32_t *boff, const uint32_t *bend, uint32_t nkeys,
-                                                            msm_tree_info *info)
+                                                            uint64_t slice, uint32_t *slmax)
 {
     uint64_t k = gtid();
-    uint32_t len = k < nkeys ? msm_tree_len(boff, bend, (uint32_t)k) : 0;
-    for (int d = 16; d > 0; d /= 2) /* the warp's longest, then one atomic per warp */
-        len = max(len, __shfl_xor_sync(0xffffffffu, len, d));
-    if ((threadIdx.x & 31) == 0 && len)
-        atomicMax(&info->maxlen, len);
+    uint32_t b = 0, e = 0;
+    if (k < nkeys) {
+        b = boff[k];
+        e = bend[k];
+    }
+    unsigned long long q = b / slice;
+    int spans = e > b && (e - 1) / slice != q;
+    uint32_t len = e > b && !spans ? e - b : 0;
+    unsigned peers = __match_any_sync(0xffffffffu, q);
+    uint32_t mx = __reduce_max_sync(peers, len);
+    if ((threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1) && mx)
+        atomicMax(&slmax[q], mx);
+    if (spans)
+        for (uint64_t r = q; r <= (e - 1) / slice; r++)
+            atomicMax(&slmax[r], msm_tree_piece(b, e, slice, r));
 }
 
 /* G1 at 3 blocks per SM (168 registers), G2 at 2, as the level-0 kernels. */
@@ -882,7 +895,7 @@ cleanup:
 
 /* Pippenger buffer sizes: entries, buckets, carry slots, reduction partial sums, lanes, sort bytes. */
 typedef struct {
-    uint64_t N, nb, slots, nred, nl, nt, nk; /* nt: tree slice points, nk: tree keys */
+    uint64_t N, nb, slots, nred, nl, nt, nk, nsl; /* tree: slice points, keys, slices */
     size_t sort_bytes;
 } pip_sizes;
 
@@ -900,7 +913,7 @@ static g16_status pip_alloc(run_ctx *x, const pip_sizes *z, g16_error *err)
                           z->nb * xs,       z->slots * 4,     z->slots * 4, z->slots * xs, z->slots * xs,
                           z->nred * xs,     z->nred * xs,     z->nl * aff_size(x->m->g2), z->nl * fs,
                           2 * z->nl * fs,   z->nl * sizeof(msm_lane), z->nt * aff_size(x->m->g2),
-                          z->nk * 4,        z->nk * 4,        z->nk ? sizeof(msm_tree_info) : 0};
+                          z->nk * 4,        z->nk * 4,        z->nk ? sizeof(msm_tree_info) + z->nsl * 4 : 0};
         void **ptrs[] = {(void **)&p->k0, (void **)&p->k1, (void **)&p->v0, (void **)&p->v1, &p->sort_tmp,
                          &p->buckets, (void **)&p->sk0, (void **)&p->sk1, &p->sp0, &p->sp1, &p->red0, &p->red1,
                          &p->lacc, &p->lpre, &p->lden, &p->lanes, &p->tscr, (void **)&p->tboff,
@@ -924,6 +937,7 @@ static g16_status pip_alloc(run_ctx *x, const pip_sizes *z, g16_error *err)
     p->nlanes = z->nl;
     p->ntree = z->nt;
     p->nkeys = z->nk;
+    p->nslices = z->nsl;
 cleanup:
     return st;
 }
@@ -945,6 +959,7 @@ static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
     z.nl = pl->K > 1 ? (uint64_t)pl->K * pl->TL : 0;
     z.nt = pl->tree;
     z.nk = pl->tree ? (uint64_t)pl->sent : 0;
+    z.nsl = pl->tree ? msm_div_up(pl->N, pl->tree) : 0;
     z.sort_bytes = 0;
     {
         cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
@@ -952,7 +967,8 @@ static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
                                                x->s));
     }
     if (x->m->pip_mem && z.N <= p->N && z.nb <= p->nbuckets && z.slots <= p->slots && z.nred <= p->nred &&
-        z.nl <= p->nlanes && z.nt <= p->ntree && z.nk <= p->nkeys && z.sort_bytes <= p->sort_bytes)
+        z.nl <= p->nlanes && z.nt <= p->ntree && z.nk <= p->nkeys && z.nsl <= p->nslices &&
+        z.sort_bytes <= p->sort_bytes)
         return G16_OK;
     if (x->m->pip_mem) {
         pip_sizes u = z;
@@ -963,6 +979,7 @@ static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
         u.nl = z.nl > p->nlanes ? z.nl : p->nlanes;
         u.nt = z.nt > p->ntree ? z.nt : p->ntree;
         u.nk = z.nk > p->nkeys ? z.nk : p->nkeys;
+        u.nsl = z.nsl > p->nslices ? z.nsl : p->nslices;
         u.sort_bytes = z.sort_bytes > p->sort_bytes ? z.sort_bytes : p->sort_bytes;
         st = pip_alloc(x, &u, err);
         if (st != G16_ERR_NOMEM)
@@ -1035,13 +1052,19 @@ template <int G2> static g16_status tree_accumulate(run_ctx *x, const msm_plan *
     pip_bufs *p = x->p;
     msm_tree_info info;
     msm_tree tr;
+    uint64_t nsl = msm_div_up(pl->N, pl->tree);
+    uint32_t *slmax = (uint32_t *)(p->tinfo + 1), *hmax = (uint32_t *)malloc(nsl * 4);
+    if (!hmax)
+        return g16__error(err, G16_ERR_NOMEM, "gpu msm: tree slice lengths (%llu slices)", (unsigned long long)nsl);
     G16_CU(cudaMemsetAsync(p->tboff, 0, (size_t)pl->sent * 4, x->s));
     G16_CU(cudaMemsetAsync(p->tbend, 0, (size_t)pl->sent * 4, x->s));
-    G16_CU(cudaMemsetAsync(p->tinfo, 0, sizeof(msm_tree_info), x->s));
+    G16_CU(cudaMemsetAsync(p->tinfo, 0, sizeof(msm_tree_info) + nsl * 4, x->s));
     G16_CU_LAUNCH(k_tree_offsets<<<blocks_for(pl->N), TPB, 0, x->s>>>(keys, pl->N, pl->sent, p->tboff, p->tbend,
                                                                      p->tinfo));
-    G16_CU_LAUNCH(k_tree_maxlen<<<blocks_for(pl->sent), TPB, 0, x->s>>>(p->tboff, p->tbend, pl->sent, p->tinfo));
+    G16_CU_LAUNCH(k_tree_maxlen<<<blocks_for(pl->sent), TPB, 0, x->s>>>(p->tboff, p->tbend, pl->sent, pl->tree,
+                                                                        slmax));
     G16_CU(cudaMemcpyAsync(&info, p->tinfo, sizeof info, cudaMemcpyDeviceToHost, x->s));
+    G16_CU(cudaMemcpyAsync(hmax, slmax, nsl * 4, cudaMemcpyDeviceToHost, x->s));
     G16_CU(cudaStreamSynchronize(x->s));
     memset(&tr, 0, sizeof tr);
     tr.keys = keys;
@@ -1053,7 +1076,7 @@ template <int G2> static g16_status tree_accumulate(run_ctx *x, const msm_plan *
     tr.buckets = p->buckets;
     for (uint64_t s0 = 0; s0 < info.nreal; s0 += pl->tree) {
         uint64_t n = info.nreal - s0 < pl->tree ? info.nreal - s0 : pl->tree;
-        uint32_t R = msm_tree_rounds(info.maxlen < n ? info.maxlen : n);
+        uint32_t R = msm_tree_rounds(hmax[s0 / pl->tree]);
         tr.s0 = s0;
         tr.s1 = s0 + n;
         for (uint32_t r = 0; r < R; r++) {
@@ -1065,6 +1088,7 @@ template <int G2> static g16_status tree_accumulate(run_ctx *x, const msm_plan *
         G16_CU_LAUNCH(k_tree_final<G2><<<blocks_for(n), TPB, 0, x->s>>>(tr));
     }
 cleanup:
+    free(hmax);
     return st;
 }
 
