@@ -807,7 +807,7 @@ G16_HD void MSM_P(tree_batch)(const msm_tree *tr, const uint32_t *pos, uint32_t 
     }
 }
 
-/* One thread of round r: entries [s0 + t·K·2^(r+1), ...) of the slice. For each run that meets
+/* One thread of round r: entries [s0 + t·span, ...) of the slice (msm_tree_span). For each run that meets
  * the range, the run's live points at a + j·2^r with j even in the range; each with a partner
  * (j + 1 live) joins the batch, a last one without stays (round 0 copies its base to the
  * scratch). The batches (up to K pairs) are collected first and added at one place of the loop,
@@ -816,7 +816,7 @@ G16_HD void MSM_P(tree_batch)(const msm_tree *tr, const uint32_t *pos, uint32_t 
  * first version, H200: G1 2^26 random accumulate 3831 ms against 395 for the XYZZ levels). */
 G16_HD void MSM_P(tree_round_thread)(const msm_tree *tr, uint64_t t)
 {
-    uint64_t step = (uint64_t)1 << tr->r, span = (uint64_t)tr->K << (tr->r + 1);
+    uint64_t step = (uint64_t)1 << tr->r, span = msm_tree_span(tr->r, tr->K);
     uint64_t lo = tr->s0 + t * span, hi = lo + span < tr->s1 ? lo + span : tr->s1;
     uint64_t o = lo, e = 0;
     uint32_t pos[MSM_TREE_KMAX];
