@@ -27,7 +27,9 @@
 #endif
 /* Tree accumulation (msm_core.cuh) by default: log2 of the slice in entries (0: the XYZZ levels);
  * G16_MSM_TREE_G1 / _G2 in the environment override, G16_MSM_TREE_K the batch (at most
- * MSM_TREE_KMAX). Off until measured faster. */
+ * MSM_TREE_KMAX). Off: on the H200 (bench_gpu_msm 26 24, accumulate phase, RESULTS.md "twelfth and
+ * thirteenth") G1 is 1.3x slower than the XYZZ levels (2^26 random 518 against 395 ms, slices of
+ * 2^25), G2 1-2% faster at 2^24 (365 against 368) for 3.2 GB more scratch, 10-30% at 2^16-2^20. */
 #ifndef G16_MSM_TREE_G1
 #define G16_MSM_TREE_G1 0
 #endif

@@ -22,7 +22,9 @@
  * classification, 16·nwin·m B for the sorted digit entries (two key and two value arrays) and
  * CUB's temporary space, nwin·2^(c−1) XYZZ buckets (192 B / 384 B each), and small per-thread
  * arrays; with the batch-affine level 0 (opts.lanes > 1, off by default) also K lanes per level-0
- * thread of 272 B (G1) / 512 B (G2) each, plus their carry slots (four XYZZ points per lane). The
+ * thread of 272 B (G1) / 512 B (G2) each, plus their carry slots (four XYZZ points per lane); with
+ * the tree accumulation (opts.tree, off by default) a slice of affine points (96 B / 192 B each)
+ * and 8 B per bucket. The
  * plan is checked before any allocation
  * (G16_ERR_NOMEM with needed and free bytes).
  * About 16.5 GiB for a G1 MSM of 2^26 random scalars with window 20, ~19 GiB with the automatic 22
