@@ -783,6 +783,81 @@ static void test_gpu_prefetch_batch(void **state)
     fixture_free(&f);
 }
 
+/* The witness MSMs ahead of the H step (prove_gpu.h, g16__gpu_prover_msms_w; prove.c runs them while
+ * the GPU stage waits for a circuit's a, b, c): through the prover calls, refused between an H step
+ * and its MSMs; through the pipeline with G16_GPU_EARLY_W=2 for every circuit (counted in the trace
+ * and by the prover: the test fails if they silently never run), with the prefetch waiting for
+ * every circuit too, with two workers, and with =0 never; each time the CPU's proofs. */
+static void test_gpu_early_witness(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_BITS, 5000, 4);
+    g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
+    assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
+    {
+        /* the calls: msms_w, the H step without the witness, msm.h = g16__gpu_prover_msms's sums */
+        size_t n = f.r->n;
+        g16__gpu_prover *gp = NULL;
+        g16_fr *abc = malloc(3 * n * sizeof *abc);
+        g16__query_sums want, got;
+        assert_non_null(abc);
+        assert_int_equal(g16_r1cs_eval(f.r, f.w[1], f.r->num_inputs + f.r->num_aux, abc, abc + n, abc + 2 * n, n,
+                                       &err),
+                         G16_OK);
+        if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+            fail_msg("prover: %s", err.msg);
+        assert_int_equal(g16__gpu_prover_h(gp, abc, abc + n, abc + 2 * n, f.w[1], &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_msms_w(gp, &got, f.w[1], &err), G16_ERR_ARG); /* H pending */
+        assert_int_equal(g16__gpu_prover_msms(gp, &want, f.w[1], NULL, NULL, &err), G16_OK);
+        memset(&got, 0xa5, sizeof got);
+        assert_int_equal(g16__gpu_prover_msms_w(gp, &got, f.w[1], &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_h(gp, abc, abc + n, abc + 2 * n, NULL, &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_msm_h(gp, &got.h, NULL, NULL, &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_msm_h(gp, &got.h, NULL, NULL, &err), G16_ERR_ARG); /* H consumed */
+        if (!g16__p1_eq(&got.h, &want.h) || !g16__p1_eq(&got.l, &want.l) || !g16__p1_eq(&got.a, &want.a) ||
+            !g16__p1_eq(&got.b1, &want.b1) || !g16__p2_eq(&got.b2, &want.b2))
+            fail_msg("early witness MSMs: the sums differ from g16__gpu_prover_msms's");
+        assert_int_equal(g16__gpu_prover_early_count(gp), 1);
+        g16__gpu_prover_destroy(gp);
+        free(abc);
+    }
+    static const struct {
+        const char *early, *prefetch, *devices;
+        int every;
+    } runs[] = {{"2", "1", "0", 1}, {"2", "wait", "0", 1}, {"2", "wait", "0,0", 1}, {"0", "1", "0", 0}};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        char *se = env_set("G16_GPU_EARLY_W", runs[k].early), *sp = env_set("G16_GPU_PREFETCH", runs[k].prefetch);
+        memset(gpu, 0, f.count * sizeof *gpu);
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        g16_status st = prove_with(&f, gpu, "gpu", runs[k].devices, &err);
+        g16__trace_enable(0);
+        /* worker 0 under the call's span, a second worker's as roots of its thread */
+        uint64_t early = span_count("prove/prove.witness_early") + span_count("prove.witness_early");
+        uint64_t late = span_count("prove/prove.circuit/msm.l.gpu") + span_count("prove.circuit/msm.l.gpu");
+        g16__trace_reset();
+        env_restore("G16_GPU_PREFETCH", sp);
+        env_restore("G16_GPU_EARLY_W", se);
+        if (st != G16_OK)
+            fail_msg("G16_GPU_EARLY_W=%s, prefetch %s, devices %s: %s", runs[k].early, runs[k].prefetch,
+                     runs[k].devices, err.msg);
+        expect_same_proofs(cpu, gpu, f.count, "early witness MSMs");
+        printf("  G16_GPU_EARLY_W=%s, G16_GPU_PREFETCH=%s, devices %s, batch of %zu: %llu circuits' witness MSMs "
+               "early, %llu after msm.h; proofs = CPU\n",
+               runs[k].early, runs[k].prefetch, runs[k].devices, f.count, (unsigned long long)early,
+               (unsigned long long)late);
+        assert_int_equal(early, runs[k].every ? f.count : 0);
+        assert_int_equal(late, runs[k].every ? 0 : f.count);
+    }
+    free(cpu);
+    free(gpu);
+    fixture_free(&f);
+}
+
 /* Device lists that name no usable device are refused before any work, and nothing is written. */
 static void test_bad_devices(void **state)
 {
@@ -851,6 +926,7 @@ int main(void)
         cmocka_unit_test(test_batch_failure),
         cmocka_unit_test(test_gpu_prefetch),
         cmocka_unit_test(test_gpu_prefetch_batch),
+        cmocka_unit_test(test_gpu_early_witness),
         cmocka_unit_test(test_bad_devices),
         cmocka_unit_test(test_no_leak),
     };

@@ -382,19 +382,27 @@ static g16_status synth_check(size_t idx, const struct g16_r1cs *r, const g16_fr
     return circuit_error(st, idx, err);
 }
 
-/* The rest of the CPU stage: a, b, c = A·w, B·w, C·w into hb (and, for a GPU worker, the witness
- * into its page-locked slot). */
+/* The first part of the CPU stage of a GPU worker: the witness into its page-locked slot (none:
+ * nothing to do), before the SpMV, so that the GPU stage can run the circuit's witness MSMs from
+ * it while the SpMV runs (prove_gpu.h, g16__gpu_prover_msms_w). */
+static void synth_copy_w(size_t idx, const g16_fr *w, h_buffers *hb)
+{
+    if (!hb->w)
+        return;
+    g16__span span = g16__span_begin_n("prove.synth", idx);
+    g16__span sp = g16__span_begin_n("copy_w", hb->w_bytes);
+    copy_parallel(hb->w, w, hb->w_bytes);
+    g16__span_end(sp);
+    g16__span_end(span);
+}
+
+/* The rest of the CPU stage: a, b, c = A·w, B·w, C·w into hb. */
 static g16_status synth_eval(size_t idx, const struct g16_r1cs *r, const g16_fr *w, h_buffers *hb, g16_error *err)
 {
     g16__span span = g16__span_begin_n("prove.synth", idx);
     g16__span sp = g16__span_begin_n("spmv", r->num_constraints);
     g16_status st = g16_r1cs_eval(r, w, r->num_inputs + r->num_aux, hb->a, hb->b, hb->c, r->n, err);
     g16__span_end(sp);
-    if (st == G16_OK && hb->w) {
-        sp = g16__span_begin_n("copy_w", hb->w_bytes);
-        copy_parallel(hb->w, w, hb->w_bytes);
-        g16__span_end(sp);
-    }
     g16__span_end(span);
     return circuit_error(st, idx, err);
 }
@@ -403,32 +411,40 @@ static g16_status synth_eval(size_t idx, const struct g16_r1cs *r, const g16_fr 
 static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr *w, h_buffers *hb, unsigned flags,
                               g16_error *err)
 {
+    synth_copy_w(idx, w, hb);
     g16_status st = synth_eval(idx, r, w, hb, err);
     return st == G16_OK ? synth_check(idx, r, w, hb, flags, err) : st;
 }
 
 /* The rest of one proof, from a, b, c in hb: H, MSMs, assembly, decoding with every check and
- * self-verification. poll (GPU workers, may be NULL): called between the GPU MSMs (prove_gpu.h). */
+ * self-verification. poll (GPU workers, may be NULL): called between the GPU MSMs (prove_gpu.h).
+ * pre (GPU workers, may be NULL): the witness MSMs' sums, already computed (early); then only
+ * msm.h runs here. */
 static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
                                const g16_fr *w, worker *wk, h_buffers *hb, const g16_pvk *pvk, const g16_fr *rr,
-                               const g16_fr *ss, g16__gpu_poll_fn poll, void *poll_ctx, g16_error *err)
+                               const g16_fr *ss, g16__gpu_poll_fn poll, void *poll_ctx,
+                               const g16__query_sums *pre, g16_error *err)
 {
     g16_status st = G16_OK;
     g16__span span = g16__span_begin_n("prove.circuit", idx);
     g16__span sp = g16__span_begin_n(wk->gp ? "ntt.h.gpu" : "ntt.h", r->n);
     const g16_fr *wd = hb->w ? hb->w : w; /* the witness the GPU reads: the pinned copy if any */
     if (wk->gp)
-        st = g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, wd, err);
+        st = g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, pre ? NULL : wd, err);
     else
         g16__ntt_groth16_h(wk->dom, hb->a, hb->b, hb->c);
     g16__span_end(sp);
     if (st != G16_OK)
         goto cleanup;
     g16__query_sums m;
-    if (wk->gp)
+    if (wk->gp && pre) {
+        m = *pre;
+        st = g16__gpu_prover_msm_h(wk->gp, &m.h, poll, poll_ctx, err);
+    } else if (wk->gp) {
         st = g16__gpu_prover_msms(wk->gp, &m, wd, poll, poll_ctx, err);
-    else
+    } else {
         st = run_msms(&m, p, r, w, hb->a, hb->block ? hb->b : NULL, 2 * hb->bytes, err);
+    }
     if (st != G16_OK)
         goto cleanup;
     g16_p1 sum_c;
@@ -539,7 +555,7 @@ static void serial_run(batch *b, worker *wk)
         g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, &e);
         if (st == G16_OK)
             st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], batch_pvk(b),
-                              &b->rs[2 * i], &b->rs[2 * i + 1], NULL, NULL, &e);
+                              &b->rs[2 * i], &b->rs[2 * i + 1], NULL, NULL, NULL, &e);
         if (st != G16_OK)
             batch_fail(b, i, st, &e);
     }
@@ -580,6 +596,16 @@ typedef struct {
     g16_status check_st[2];  /* ... with this result (a failure is reported by the synth thread) */
     int synth_done;
     int cur;                 /* the GPU stage's slot (its thread only) */
+    /* Early witness MSMs (prove_gpu.h, g16__gpu_prover_msms_w). w_ready: the synth thread copied the
+     * slot's witness (circuit idx_w) into its page-locked slot, before the SpMV. The rest belongs
+     * to the GPU stage's thread: the slot's witness MSMs ran (have_early) with this result. */
+    int w_ready[2];
+    size_t idx_w[2];
+    int early_mode;          /* 0: off; 1: while the GPU stage waits for the slot; 2: always (tests) */
+    int have_early[2];
+    g16_status early_st[2];
+    g16_error early_err[2];
+    g16__query_sums early[2];
 } pipe_ctx;
 
 /* The synth thread's prefetch of the slot it just made READY (prove_gpu.h: _early), from the
@@ -614,6 +640,14 @@ static void *synth_main(void *arg)
         size_t i = batch_claim(b);
         if (i >= b->count)
             break;
+        synth_copy_w(i, b->witnesses[i], &pc->wk->hb[slot]);
+        if (pc->wk->hb[slot].w) {
+            pthread_mutex_lock(&pc->mu);
+            pc->w_ready[slot] = 1;
+            pc->idx_w[slot] = i;
+            pthread_cond_broadcast(&pc->cv);
+            pthread_mutex_unlock(&pc->mu);
+        }
         g16_status st = synth_eval(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], &e);
         if (st != G16_OK) {
             batch_fail(b, i, st, &e);
@@ -688,6 +722,41 @@ static g16_status wait_check(pipe_ctx *pc, int slot)
     return st;
 }
 
+/* The early witness MSMs of `slot` are due: on, its witness copied, not done yet, no failure (pc->mu
+ * held). */
+static int early_due(const pipe_ctx *pc, int slot)
+{
+    return pc->early_mode && pc->w_ready[slot] && !pc->have_early[slot] &&
+           !__atomic_load_n(&pc->b->failed, __ATOMIC_ACQUIRE);
+}
+
+/* Runs them (pc->mu held on entry and on return, released meanwhile): the waiting span *wait
+ * ends before and a new one begins after, so that "wait.synth" stays time the GPU stage idled. */
+static void early_run(pipe_ctx *pc, int slot, g16__span *wait)
+{
+    size_t i = pc->idx_w[slot];
+    pc->have_early[slot] = 1;
+    pthread_mutex_unlock(&pc->mu);
+    g16__span_end(*wait);
+    g16__span sp = g16__span_begin_n("prove.witness_early", i);
+    pc->early_st[slot] = g16__gpu_prover_msms_w(pc->wk->gp, &pc->early[slot], pc->wk->hb[slot].w,
+                                                &pc->early_err[slot]);
+    g16__span_end(sp);
+    *wait = g16__span_begin("wait.synth");
+    pthread_mutex_lock(&pc->mu);
+}
+
+/* G16_GPU_EARLY_W: 0 off, 1 (default; resident queries only: streamed ones would be uploaded out
+ * of order), 2 for every circuit (tests). */
+static int early_mode_for(const g16__gpu_prover *gp)
+{
+    const char *e = getenv("G16_GPU_EARLY_W");
+    int v = e ? atoi(e) : 1;
+    if (v == 1 && !g16__gpu_prover_resident(gp))
+        return 0;
+    return v < 0 ? 0 : v > 2 ? 2 : v;
+}
+
 static void gpu_worker_run(batch *b, worker *wk, size_t index)
 {
     pipe_ctx pc;
@@ -698,6 +767,7 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
     pc.b = b;
     pc.wk = wk;
     pc.index = index;
+    pc.early_mode = early_mode_for(wk->gp);
     pthread_mutex_init(&pc.mu, NULL);
     pthread_cond_init(&pc.cv, NULL);
     if (pthread_create(&th, NULL, synth_main, &pc) != 0) {
@@ -705,22 +775,37 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
         goto cleanup;
     }
     for (int slot = 0;; slot ^= 1) {
+        /* while the slot's a, b, c are not ready, its witness MSMs when its witness is (at a batch's
+         * start the GPU waits for the first circuit's SpMV) */
         g16__span sp = g16__span_begin("wait.synth");
         pthread_mutex_lock(&pc.mu);
-        while (pc.state[slot] != SLOT_READY && !pc.synth_done)
-            pthread_cond_wait(&pc.cv, &pc.mu);
+        while (pc.state[slot] != SLOT_READY && !pc.synth_done) {
+            if (early_due(&pc, slot))
+                early_run(&pc, slot, &sp);
+            else
+                pthread_cond_wait(&pc.cv, &pc.mu);
+        }
         int ready = pc.state[slot] == SLOT_READY;
         size_t i = pc.idx[slot];
+        if (ready && pc.early_mode == 2 && early_due(&pc, slot))
+            early_run(&pc, slot, &sp);
         pthread_mutex_unlock(&pc.mu);
         g16__span_end(sp);
         if (!ready)
             break;
         g16_status st = G16_OK;
         h_buffers *hb = &wk->hb[slot];
+        const g16__query_sums *pre = NULL;
         pc.cur = slot;
-        if (!__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE))
+        if (pc.have_early[slot] && pc.idx_w[slot] == i) {
+            st = pc.early_st[slot];
+            if (st != G16_OK)
+                e = pc.early_err[slot];
+            pre = &pc.early[slot];
+        }
+        if (st == G16_OK && !__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE))
             st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, hb, batch_pvk(b),
-                              &b->rs[2 * i], &b->rs[2 * i + 1], prefetch ? prefetch_next : NULL, &pc, &e);
+                              &b->rs[2 * i], &b->rs[2 * i + 1], prefetch ? prefetch_next : NULL, &pc, pre, &e);
         /* the proof counts only for a witness that passed the check (a failed check already
          * failed the batch, naming this circuit: the proof's own error would say less) */
         g16_status cst = wait_check(&pc, slot);
@@ -736,6 +821,8 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
             batch_fail(b, i, st, &e);
         pthread_mutex_lock(&pc.mu);
         pc.state[slot] = SLOT_FREE;
+        pc.w_ready[slot] = 0;
+        pc.have_early[slot] = 0;
         pthread_cond_broadcast(&pc.cv);
         pthread_mutex_unlock(&pc.mu);
     }

@@ -56,7 +56,7 @@ struct g16__gpu_prover {
     int pf_pending;
     const g16_fr *pf_a, *pf_b, *pf_c;
     g16__gpu_event *pf_done;
-    uint64_t n_prefetched, n_prefetch_used, n_uploaded;
+    uint64_t n_prefetched, n_prefetch_used, n_uploaded, n_early;
     char pf_note[256]; /* for g16__gpu_prover_describe */
     g16_fr *dw;   /* device: the witness (num_inputs + num_aux), uploaded once per proof */
     const g16_fr *w_src; /* the host witness g16__gpu_prover_h uploaded into dw for the next MSMs */
@@ -867,40 +867,84 @@ static g16_status poll_now(g16__gpu_poll_fn poll, void *ctx, g16_error *err)
     return poll ? poll(ctx, err) : G16_OK;
 }
 
-g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__gpu_poll_fn poll,
-                                void *poll_ctx, g16_error *err)
+/* w into dw (synchronous), unless the H step uploaded this w already. */
+static g16_status upload_witness(g16__gpu_prover *gp, const g16_fr *w, g16_error *err)
 {
     g16_status st = G16_OK;
     const struct g16_r1cs *r = gp->r;
-    if (!gp->have_h)
-        return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
-    /* first poll before any MSM: a prefetch issued now hides behind all five (msm.h alone is
-     * ~0.5 s at 2^26 against ~0.13 s for the three copies); the device is idle here (the H step
-     * returned synchronized) */
-    if ((st = poll_now(poll, poll_ctx, err)) != G16_OK)
-        goto cleanup;
-    if (w != gp->w_src) { /* not uploaded with the H step */
+    if (w != gp->w_src) {
         g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
         st = g16__gpu_upload(gp->gpu, gp->dw, w, (r->num_inputs + r->num_aux) * sizeof(g16_fr), err);
         g16__span_end(sp);
-        if (st != G16_OK)
-            goto cleanup;
     }
     gp->w_src = NULL; /* the next proof uploads its witness again, whatever its address */
-    st = q_run(gp, Q_H, &out->h, gp->dabc, err);
-    gp->have_h = 0; /* from here on dscal may overwrite the H step's vectors */
+    return st;
+}
+
+/* The four MSMs over the witness in dw (l, a, b_g1, b_g2), poll between them. The compacted
+ * scalars go into the current set's b, c (or dscal's own buffer): no H step may be pending. */
+static g16_status witness_msms(g16__gpu_prover *gp, g16__query_sums *out, g16__gpu_poll_fn poll, void *poll_ctx,
+                               g16_error *err)
+{
+    g16_status st = G16_OK;
+    const struct g16_r1cs *r = gp->r;
     /* every q_run and compact_scalars returns synchronized: at each poll the device is idle */
-    if (st != G16_OK || (st = poll_now(poll, poll_ctx, err)) != G16_OK ||
-        (st = q_run(gp, Q_L, &out->l, gp->dw + r->num_inputs, err)) != G16_OK ||
+    if ((st = q_run(gp, Q_L, &out->l, gp->dw + r->num_inputs, err)) != G16_OK ||
         (st = poll_now(poll, poll_ctx, err)) != G16_OK || (st = compact_scalars(gp, 1, err)) != G16_OK ||
         (st = q_run(gp, Q_A, &out->a, gp->dscal, err)) != G16_OK || (st = poll_now(poll, poll_ctx, err)) != G16_OK ||
         (st = compact_scalars(gp, 0, err)) != G16_OK || (st = q_run(gp, Q_B1, &out->b1, gp->dscal, err)) != G16_OK ||
         (st = poll_now(poll, poll_ctx, err)) != G16_OK)
-        goto cleanup;
-    st = q_run(gp, Q_B2, &out->b2, gp->dscal, err);
-cleanup:
+        return st;
+    return q_run(gp, Q_B2, &out->b2, gp->dscal, err);
+}
+
+/* msm.h from the H on the device, after the first poll: a prefetch issued then hides behind the
+ * MSMs (msm.h alone is ~0.5 s at 2^26 against ~0.13 s for the three copies); the device is idle
+ * there (the H step returned synchronized). */
+static g16_status msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll, void *poll_ctx, g16_error *err)
+{
+    g16_status st;
+    if (!gp->have_h)
+        return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
+    if ((st = poll_now(poll, poll_ctx, err)) != G16_OK)
+        return st;
+    st = q_run(gp, Q_H, out, gp->dabc, err);
+    gp->have_h = 0; /* from here on dscal may overwrite the H step's vectors */
     return st;
 }
+
+g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__gpu_poll_fn poll,
+                                void *poll_ctx, g16_error *err)
+{
+    g16_status st;
+    if (!gp->have_h)
+        return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
+    if ((st = poll_now(poll, poll_ctx, err)) != G16_OK || (st = upload_witness(gp, w, err)) != G16_OK ||
+        (st = msm_h(gp, &out->h, NULL, NULL, err)) != G16_OK || (st = poll_now(poll, poll_ctx, err)) != G16_OK)
+        return st;
+    return witness_msms(gp, out, poll, poll_ctx, err);
+}
+
+g16_status g16__gpu_prover_msms_w(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err)
+{
+    g16_status st;
+    if (gp->have_h)
+        return g16__error(err, G16_ERR_ARG, "gpu prover: the witness MSMs come before the H step or after msm.h");
+    gp->w_src = NULL;
+    if ((st = upload_witness(gp, w, err)) != G16_OK || (st = witness_msms(gp, out, NULL, NULL, err)) != G16_OK)
+        return st;
+    gp->n_early++;
+    return G16_OK;
+}
+
+g16_status g16__gpu_prover_msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll, void *poll_ctx,
+                                 g16_error *err)
+{
+    gp->w_src = NULL;
+    return msm_h(gp, out, poll, poll_ctx, err);
+}
+
+uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp) { return gp->n_early; }
 
 int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp) { return gp->pf_mode; }
 

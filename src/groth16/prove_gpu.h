@@ -96,6 +96,19 @@ typedef g16_status (*g16__gpu_poll_fn)(void *ctx, g16_error *err);
 g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__gpu_poll_fn poll,
                                 void *poll_ctx, g16_error *err);
 
+/* The four witness MSMs (l, a, b_g1, b_g2) of a proof ahead of its H step, into out->l, a, b1, b2:
+ * for the pipeline's GPU stage while it waits for the circuit's a, b, c (at the start of a batch
+ * the first circuit's SpMV leaves the GPU idle: ~470 ms at 2^26 on the H200's host). Uploads w
+ * (synchronous: page-locked for speed). Not between g16__gpu_prover_h and its MSMs (G16_ERR_ARG:
+ * the compacted scalars take the H step's b and c). The proof then takes g16__gpu_prover_h with
+ * w = NULL and g16__gpu_prover_msm_h (out->h: msm.h alone, poll before it). Resident mode is where
+ * it pays; in streaming mode it works but reorders the chunk uploads. */
+g16_status g16__gpu_prover_msms_w(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err);
+g16_status g16__gpu_prover_msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll, void *poll_ctx,
+                                 g16_error *err);
+/* How many g16__gpu_prover_msms_w calls succeeded (for tests and benchmarks). */
+uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp);
+
 /* The prefetch mode the prover was created with: 0 none (G16_GPU_PREFETCH=0, streaming mode, or
  * no room for the spare a, b, c: g16__gpu_prover_prefetch is then a no-op), 1 prefetch, 2 prefetch
  * and the caller's pipeline waits for the next circuit during the MSMs so that every circuit
