@@ -582,7 +582,15 @@ static void serial_run(batch *b, worker *wk)
  * - the copies go into the prover's spare device set, never the one of the circuit whose MSMs run;
  * - at the end of a batch nothing is left in flight (prefetch_cancel), before the next call's
  *   synth thread rewrites the slots or the worker frees them (worker_close destroys the device
- *   state, which waits for the streams, before the slots are freed). */
+ *   state, which waits for the streams, before the slots are freed).
+ *
+ * Early witness MSMs (G16_GPU_EARLY_W): the synth thread copies a circuit's witness into the slot
+ * first (w_ready), then runs the SpMV. A GPU stage that waits for that slot runs the circuit's four
+ * witness MSMs meanwhile (prove_gpu.h, g16__gpu_prover_msms_w), and its proof then needs only the
+ * H step and msm.h. It happens at a batch's start, where the GPU waited ~470 ms for the first
+ * circuit's SpMV at 2^26 (H200: 2.81 / 2.70 -> 2.70 / 2.64 s per batch of 3, same job), and
+ * whenever the CPU stage is the slower one. The slot's witness is not rewritten before the slot is
+ * FREE, which is after its proof. */
 enum { SLOT_FREE, SLOT_READY };
 typedef struct {
     batch *b;
