@@ -1045,8 +1045,8 @@ cleanup:
 }
 
 /* The tree accumulation (msm_core.cuh) of the sorted entries into the zeroed buckets: the runs'
- * offsets and the longest run (one small download: the round count), then per slice its rounds
- * and the runs' stores. */
+ * offsets and each slice's longest piece of a run (one small download: the slices' round counts),
+ * then per slice its rounds and the runs' stores. */
 template <int G2> static g16_status tree_accumulate(run_ctx *x, const msm_plan *pl, const uint32_t *keys,
                                                    const uint32_t *vals, g16_error *err)
 {
@@ -1056,8 +1056,10 @@ template <int G2> static g16_status tree_accumulate(run_ctx *x, const msm_plan *
     msm_tree tr;
     uint64_t nsl = msm_div_up(pl->N, pl->tree);
     uint32_t *slmax = (uint32_t *)(p->tinfo + 1), *hmax = (uint32_t *)malloc(nsl * 4);
-    if (!hmax)
-        return g16__error(err, G16_ERR_NOMEM, "gpu msm: tree slice lengths (%llu slices)", (unsigned long long)nsl);
+    if (!hmax) {
+        st = g16__error(err, G16_ERR_NOMEM, "gpu msm: tree slice lengths (%llu slices)", (unsigned long long)nsl);
+        goto cleanup;
+    }
     G16_CU(cudaMemsetAsync(p->tboff, 0, (size_t)pl->sent * 4, x->s));
     G16_CU(cudaMemsetAsync(p->tbend, 0, (size_t)pl->sent * 4, x->s));
     G16_CU(cudaMemsetAsync(p->tinfo, 0, sizeof(msm_tree_info) + nsl * 4, x->s));

@@ -565,10 +565,12 @@ typedef struct msm_lane {
  * j < ceil(len / 2^r); each even j is added to j + 1 (when it exists) in place, so the run halves
  * and after ceil(log2 len) rounds its sum is at a. Round 0 reads the signed bases. All additions
  * of a round are independent: each thread takes K of them and shares one inversion (Montgomery's
- * trick): 6 products per affine addition plus the inversion's share, no per-lane state (the
- * batch-affine level 0's cost, RESULTS.md "seventh"). tree_final_thread then stores each run's
- * sum into its bucket (added to it when the run is cut by the slice's edge), and the reduction
- * is the usual one. Needs N < 2^32 (offsets are 32-bit). */
+ * trick): 6 products per affine addition plus the inversion's share, and no state carried by a
+ * lane from round to round (what the batch-affine level 0 lost to, RESULTS.md "seventh").
+ * tree_final_thread then stores each run's sum into its bucket (added to it when the run is cut
+ * by the slice's edge), and the reduction is the usual one. Needs N < 2^32 (offsets are 32-bit).
+ * Measured on the H200 (RESULTS.md, "twelfth and thirteenth"): G1 1.3x slower than the levels,
+ * G2 on par or a little faster; off by default (msm.cu). */
 
 typedef struct {
     const uint32_t *keys, *vals; /* the sorted entries */
