@@ -807,8 +807,10 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
         pc.cur = slot;
         if (pc.have_early[slot] && pc.idx_w[slot] == i) {
             st = pc.early_st[slot];
-            if (st != G16_OK)
+            if (st != G16_OK) {
                 e = pc.early_err[slot];
+                st = circuit_error(st, i, &e);
+            }
             pre = &pc.early[slot];
         }
         if (st == G16_OK && !__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE))
