@@ -867,7 +867,9 @@ static g16_status poll_now(g16__gpu_poll_fn poll, void *ctx, g16_error *err)
     return poll ? poll(ctx, err) : G16_OK;
 }
 
-/* w into dw (synchronous), unless the H step uploaded this w already. */
+/* w into dw, unless the H step uploaded this w already; waited for inside the span (enqueued only,
+ * the copy's time went into the next MSM's span: the early msm.l measured ~47 ms longer at 2^26,
+ * H200, bench/RESULTS.md "twelfth and thirteenth"). */
 static g16_status upload_witness(g16__gpu_prover *gp, const g16_fr *w, g16_error *err)
 {
     g16_status st = G16_OK;
@@ -875,6 +877,8 @@ static g16_status upload_witness(g16__gpu_prover *gp, const g16_fr *w, g16_error
     if (w != gp->w_src) {
         g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
         st = g16__gpu_upload(gp->gpu, gp->dw, w, (r->num_inputs + r->num_aux) * sizeof(g16_fr), err);
+        if (st == G16_OK)
+            st = g16__gpu_sync(gp->gpu, err);
         g16__span_end(sp);
     }
     gp->w_src = NULL; /* the next proof uploads its witness again, whatever its address */
