@@ -101,8 +101,9 @@ g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const
  * the first circuit's SpMV leaves the GPU idle: ~470 ms at 2^26 on the H200's host). Uploads w
  * (synchronous: page-locked for speed). Not between g16__gpu_prover_h and its MSMs (G16_ERR_ARG:
  * the compacted scalars take the H step's b and c). The proof then takes g16__gpu_prover_h with
- * w = NULL and g16__gpu_prover_msm_h (out->h: msm.h alone, poll before it). Resident mode is where
- * it pays; in streaming mode it works but reorders the chunk uploads. */
+ * w = NULL and g16__gpu_prover_msm_h (out->h: msm.h alone, poll before it). Meant for resident
+ * queries: streamed ones would be taken out of the order the chunk-upload thread expects (each
+ * mismatch costs a synchronous chunk upload), so the pipeline does not use it there by default. */
 g16_status g16__gpu_prover_msms_w(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err);
 g16_status g16__gpu_prover_msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll, void *poll_ctx,
                                  g16_error *err);
