@@ -671,6 +671,59 @@ static void test_up_chunks(void **state)
     assert_true(MSM_UP_AUTO_MIN / MSM_UP_CHUNKS >= MSM_UP_CHUNK_MIN);
 }
 
+/* The tree accumulation's shape arithmetic (msm_core.cuh), on random and edge values: a run's pieces
+ * over the slices add up to the run; the rounds are the fewest that halve the longest piece to one
+ * entry (at least 1); a round's batch stays in [KMIN, kmax] and its threads' ranges (at most
+ * MSM_TREE_SPAN_MAX entries, a whole number of pair strides until the cap) cover the slice; the
+ * plan turns it off when the offsets would not fit 32 bits. */
+static void test_tree_shape(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 2000; it++) {
+        uint64_t slice = 1 + tu_rand64() % (it % 2 ? 64 : 1u << 20), b = tu_rand64() % (1u << 22);
+        uint64_t e = b + 1 + tu_rand64() % (it % 3 ? 300 : 1u << 21), sum = 0;
+        for (uint64_t q = b / slice; q <= (e - 1) / slice; q++) {
+            uint32_t piece = msm_tree_piece(b, e, slice, q);
+            assert_true(piece >= 1 && piece <= slice);
+            sum += piece;
+        }
+        assert_int_equal(sum, e - b);
+        assert_int_equal(msm_tree_piece(b, e, slice, (e - 1) / slice + 1), 0);
+        if (b / slice > 0)
+            assert_int_equal(msm_tree_piece(b, e, slice, b / slice - 1), 0);
+        uint64_t len = e - b;
+        uint32_t R = msm_tree_rounds(len);
+        assert_true(R >= 1 && ((uint64_t)1 << R) >= len && (R == 1 || ((uint64_t)1 << (R - 1)) < len));
+        uint64_t n = 1 + tu_rand64() % (1u << 26), wave = 1 + tu_rand64() % 100000;
+        uint32_t kmax = MSM_TREE_KMIN + (uint32_t)(tu_rand64() % (MSM_TREE_KMAX - MSM_TREE_KMIN + 1));
+        for (uint32_t r = 0; r < 30; r++) {
+            uint32_t K = msm_tree_k(n, r, wave, kmax);
+            uint64_t span = msm_tree_span(r, K), T = msm_tree_threads(n, r, K);
+            assert_true(K >= MSM_TREE_KMIN && K <= kmax);
+            assert_true(span >= 2 && span <= MSM_TREE_SPAN_MAX);
+            if (((uint64_t)K << (r + 1)) <= MSM_TREE_SPAN_MAX)
+                assert_int_equal(span, (uint64_t)K << (r + 1));
+            assert_true(T * span >= n && (T - 1) * span < n);
+        }
+    }
+    assert_int_equal(msm_tree_rounds(1), 1);
+    assert_int_equal(msm_tree_rounds(2), 1);
+    assert_int_equal(msm_tree_rounds(3), 2);
+    assert_int_equal(msm_tree_rounds(1u << 20), 20);
+    assert_int_equal(msm_tree_rounds((1u << 20) + 1), 21);
+    msm_plan p;
+    msm_plan_make(&p, 1000, 0, 100, 100, 0, 1, 0);
+    msm_plan_tree(&p, 64, 100);
+    assert_true(p.tree == 64 && p.tree_k == MSM_TREE_KMAX);
+    msm_plan_tree(&p, 1ull << 40, 1);
+    assert_true(p.tree == p.N && p.tree_k == MSM_TREE_KMIN);
+    msm_plan_tree(&p, 0, 8);
+    assert_int_equal(p.tree, 0);
+    msm_plan_make(&p, 400000000, 22, 100, 100, 0, 1, 0); /* 12·4e8 entries: past 32-bit offsets */
+    msm_plan_tree(&p, 1u << 25, 32);
+    assert_int_equal(p.tree, 0);
+}
+
 /* Booth digits against the CPU's definition, and the plan's invariants. */
 static void test_digits_plan(void **state)
 {
@@ -1188,7 +1241,7 @@ int main(void)
     if (getenv("G16_TEST_FILTER"))
         cmocka_set_test_filter(getenv("G16_TEST_FILTER"));
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_digits_plan), cmocka_unit_test(test_up_chunks), cmocka_unit_test(test_host_fp2), cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
+        cmocka_unit_test(test_digits_plan), cmocka_unit_test(test_tree_shape), cmocka_unit_test(test_up_chunks), cmocka_unit_test(test_host_fp2), cmocka_unit_test(test_sim_random), cmocka_unit_test(test_sim_edges),
         cmocka_unit_test(test_sim_levels),  cmocka_unit_test(test_no_device_paths), cmocka_unit_test(test_dev_edges),
         cmocka_unit_test(test_dev_chunked_upload),
         cmocka_unit_test(test_dev_batch),   cmocka_unit_test(test_dev_sizes), cmocka_unit_test(test_dev_lean_fallback),
