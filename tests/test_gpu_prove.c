@@ -426,13 +426,21 @@ static void test_batch_failure(void **state)
     assert_int_equal(prove_with(&f, want, "cpu", NULL, &err), G16_OK);
     /* the GPU with the prefetch as configured (on by default), then with G16_GPU_PREFETCH=wait:
      * the bad circuit's a, b, c are certainly prefetched during its predecessor's MSMs, and the
-     * slot is released (or proved) while that copy may be pending */
-    const char *backends[3] = {"cpu", "gpu", "gpu"};
-    const char *prefetch[3] = {NULL, NULL, "wait"};
-    for (int b = 0; b < 3; b++) {
+     * slot is released (or proved) while that copy may be pending; then with the rows checked on
+     * the device (G16_GPU_CHECK=1), alone and with every circuit's witness MSMs early. Every
+     * backend's error is the CPU's, word for word (the same first failing constraint). */
+    const char *backends[5] = {"cpu", "gpu", "gpu", "gpu", "gpu"};
+    const char *prefetch[5] = {NULL, NULL, "wait", NULL, "wait"};
+    const char *gpu_check[5] = {NULL, NULL, NULL, "1", "1"};
+    const char *early[5] = {NULL, NULL, NULL, NULL, "2"};
+    char cpu_msg[4][sizeof err.msg];
+    assert_true(f.count <= 4);
+    for (int b = 0; b < 5; b++) {
         if (b == 1 && !have_device())
             break;
         char *saved = prefetch[b] ? env_set("G16_GPU_PREFETCH", prefetch[b]) : NULL;
+        char *saved_check = gpu_check[b] ? env_set("G16_GPU_CHECK", gpu_check[b]) : NULL;
+        char *saved_early = early[b] ? env_set("G16_GPU_EARLY_W", early[b]) : NULL;
         g16_prover *pv = NULL;
         g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = backends[b]};
         assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
@@ -447,15 +455,25 @@ static void test_batch_failure(void **state)
             snprintf(want_msg, sizeof want_msg, "circuit %zu", bad);
             if (!strstr(err.msg, want_msg))
                 fail_msg("%s: expected '%s' in '%s'", backends[b], want_msg, err.msg);
+            if (b == 0)
+                snprintf(cpu_msg[bad], sizeof cpu_msg[bad], "%s", err.msg);
+            else if (strcmp(err.msg, cpu_msg[bad]) != 0)
+                fail_msg("gpu (config %d): '%s', the CPU said '%s'", b, err.msg, cpu_msg[bad]);
             for (size_t j = 0; j < f.count * sizeof *got; j++)
                 assert_int_equal(((unsigned char *)got)[j], 0x5a);
             f.w[bad][k] = keep;
         }
         assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
         expect_same_proofs(want, got, f.count, backends[b]);
-        printf("  %s%s: an unsatisfied witness in a batch of %zu is named, then the batch proves\n", backends[b],
-               prefetch[b] ? " (G16_GPU_PREFETCH=wait)" : "", f.count);
+        printf("  %s%s%s%s: an unsatisfied witness in a batch of %zu is named as the CPU names it, then the batch "
+               "proves\n",
+               backends[b], prefetch[b] ? " (G16_GPU_PREFETCH=wait)" : "", gpu_check[b] ? " (G16_GPU_CHECK=1)" : "",
+               early[b] ? " (G16_GPU_EARLY_W=2)" : "", f.count);
         g16_prover_destroy(pv);
+        if (early[b])
+            env_restore("G16_GPU_EARLY_W", saved_early);
+        if (gpu_check[b])
+            env_restore("G16_GPU_CHECK", saved_check);
         if (prefetch[b])
             env_restore("G16_GPU_PREFETCH", saved);
     }

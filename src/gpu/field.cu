@@ -96,6 +96,41 @@ extern "C" g16_status g16__gpu_fp_op(g16__gpu *g, g16__gpu_op op, g16_fp *out, c
     return elementwise(g, 1, op, out, a, b, n, err);
 }
 
+/* ---------------------------------------------------------------- the witness check */
+
+__global__ static void __launch_bounds__(OP_THREADS) k_check_products(const gfr *a, const gfr *b, const gfr *c,
+                                                                      uint64_t rows, unsigned long long *first_bad)
+{
+    uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    uint32_t d = 0;
+    if (i < rows) {
+        gfr ab;
+        gfr_mul(&ab, &a[i], &b[i]);
+        for (int j = 0; j < 8; j++)
+            d |= ab.l[j] ^ c[i].l[j];
+    }
+    /* the warp's lowest failing row (lanes are consecutive rows): one atomic per warp */
+    unsigned bad = __ballot_sync(0xffffffffu, d != 0);
+    if (bad && (threadIdx.x & 31) == (unsigned)(__ffs(bad) - 1))
+        atomicMin(first_bad, (unsigned long long)i);
+}
+
+extern "C" g16_status g16__gpu_check_products(g16__gpu *g, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                                              uint64_t rows, uint64_t *first_bad, g16_error *err)
+{
+    g16_status st = G16_OK;
+    if (!g || !a || !b || !c || !first_bad)
+        return g16__error(err, G16_ERR_ARG, "gpu check: NULL argument");
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaMemsetAsync(first_bad, 0xff, sizeof *first_bad, g->stream));
+    if (rows > 0)
+        G16_CU_LAUNCH(k_check_products<<<(unsigned)((rows + OP_THREADS - 1) / OP_THREADS), OP_THREADS, 0,
+                                         g->stream>>>((const gfr *)a, (const gfr *)b, (const gfr *)c, rows,
+                                                      (unsigned long long *)first_bad));
+cleanup:
+    return st;
+}
+
 /* ---------------------------------------------------------------- throughput */
 
 #define BENCH_THREADS 256

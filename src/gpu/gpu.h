@@ -191,6 +191,13 @@ g16_status g16__gpu_fr_op(g16__gpu *g, g16__gpu_op op, g16_fr *out, const g16_fr
 g16_status g16__gpu_fp_op(g16__gpu *g, g16__gpu_op op, g16_fp *out, const g16_fp *a, const g16_fp *b, size_t n,
                           g16_error *err);
 
+/* The witness check's rows on the device: enqueues, on the context's stream, *first_bad (device
+ * memory) := the lowest i < rows with a[i]·b[i] != c[i] (a, b, c device vectors in Montgomery
+ * form, reduced), or UINT64_MAX when there is none. One product per row, one atomic per warp
+ * that finds a failing row. */
+g16_status g16__gpu_check_products(g16__gpu *g, const g16_fr *a, const g16_fr *b, const g16_fr *c, uint64_t rows,
+                                   uint64_t *first_bad, g16_error *err);
+
 /* Multiplication throughput: every thread of a full grid runs chains of dependent
  * multiplications x <- x·y on its own values. field 0 = Fr, 1 = Fp, 2 = Fr through the generic
  * reduction; 3 = Fr, 4 = Fp inversion chains x <- x^(-1) + y. *per_s = multiplications (or

@@ -367,16 +367,25 @@ static void copy_parallel(void *dst, const void *src, size_t n)
     g16__parallel_for((n + COPY_PIECE - 1) / COPY_PIECE, 1, copy_pieces, &j);
 }
 
+/* The rows a_i·b_i = c_i are tested on the worker's device, in its H step (prove_gpu.h,
+ * G16_GPU_CHECK=1), instead of by the CPU stage. */
+static int rows_on_gpu(const worker *wk, unsigned flags)
+{
+    return wk->gp && g16__gpu_prover_checks(wk->gp) && !(flags & G16_PROVE_NO_CHECK);
+}
+
 /* The witness check of the CPU stage (skipped with G16_PROVE_NO_CHECK), on the rows synth_eval
- * left in hb: one product per row instead of g16_r1cs_check's three sparse dot products. */
+ * left in hb: one product per row instead of g16_r1cs_check's three sparse dot products; with
+ * rows_gpu only the witness's length and w[0] (the rows are the H step's, prove_finish). */
 static g16_status synth_check(size_t idx, const struct g16_r1cs *r, const g16_fr *w, const h_buffers *hb,
-                              unsigned flags, g16_error *err)
+                              unsigned flags, int rows_gpu, g16_error *err)
 {
     if (flags & G16_PROVE_NO_CHECK)
         return G16_OK;
     g16__span span = g16__span_begin_n("prove.synth", idx);
-    g16__span sp = g16__span_begin("r1cs.check");
-    g16_status st = g16__r1cs_check_evals(r, w, r->num_inputs + r->num_aux, hb->a, hb->b, hb->c, err);
+    g16__span sp = g16__span_begin(rows_gpu ? "r1cs.check_witness" : "r1cs.check");
+    g16_status st = rows_gpu ? g16__r1cs_check_witness(r, w, r->num_inputs + r->num_aux, err)
+                             : g16__r1cs_check_evals(r, w, r->num_inputs + r->num_aux, hb->a, hb->b, hb->c, err);
     g16__span_end(sp);
     g16__span_end(span);
     return circuit_error(st, idx, err);
@@ -409,21 +418,22 @@ static g16_status synth_eval(size_t idx, const struct g16_r1cs *r, const g16_fr 
 
 /* The CPU stage of one proof (serial workers). */
 static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr *w, h_buffers *hb, unsigned flags,
-                              g16_error *err)
+                              int rows_gpu, g16_error *err)
 {
     synth_copy_w(idx, w, hb);
     g16_status st = synth_eval(idx, r, w, hb, err);
-    return st == G16_OK ? synth_check(idx, r, w, hb, flags, err) : st;
+    return st == G16_OK ? synth_check(idx, r, w, hb, flags, rows_gpu, err) : st;
 }
 
 /* The rest of one proof, from a, b, c in hb: H, MSMs, assembly, decoding with every check and
  * self-verification. poll (GPU workers, may be NULL): called between the GPU MSMs (prove_gpu.h).
  * pre (GPU workers, may be NULL): the witness MSMs' sums, already computed (early); then only
- * msm.h runs here. */
+ * msm.h runs here. rows_gpu: the H step tested the rows on the device; its verdict here (a
+ * failing row ends the proof before the MSMs, with g16_r1cs_check's error). */
 static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
                                const g16_fr *w, worker *wk, h_buffers *hb, const g16_pvk *pvk, const g16_fr *rr,
                                const g16_fr *ss, g16__gpu_poll_fn poll, void *poll_ctx,
-                               const g16__query_sums *pre, g16_error *err)
+                               const g16__query_sums *pre, int rows_gpu, g16_error *err)
 {
     g16_status st = G16_OK;
     g16__span span = g16__span_begin_n("prove.circuit", idx);
@@ -434,6 +444,8 @@ static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_pa
     else
         g16__ntt_groth16_h(wk->dom, hb->a, hb->b, hb->c);
     g16__span_end(sp);
+    if (st == G16_OK && rows_gpu)
+        st = g16__r1cs_row_verdict(r, g16__gpu_prover_check_first_bad(wk->gp), err);
     if (st != G16_OK)
         goto cleanup;
     g16__query_sums m;
@@ -552,10 +564,11 @@ static void serial_run(batch *b, worker *wk)
 {
     g16_error e = {0, ""};
     for (size_t i; (i = batch_claim(b)) < b->count;) {
-        g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, &e);
+        int rows_gpu = rows_on_gpu(wk, b->flags);
+        g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, rows_gpu, &e);
         if (st == G16_OK)
             st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], batch_pvk(b),
-                              &b->rs[2 * i], &b->rs[2 * i + 1], NULL, NULL, NULL, &e);
+                              &b->rs[2 * i], &b->rs[2 * i + 1], NULL, NULL, NULL, rows_gpu, &e);
         if (st != G16_OK)
             batch_fail(b, i, st, &e);
     }
@@ -669,7 +682,8 @@ static void *synth_main(void *arg)
         pthread_mutex_unlock(&pc->mu);
         st = prefetch_early(pc, slot, nfilled++, &e);
         if (st == G16_OK)
-            st = synth_check(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], b->flags, &e);
+            st = synth_check(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], b->flags, rows_on_gpu(pc->wk, b->flags),
+                             &e);
         if (st != G16_OK)
             batch_fail(b, i, st, &e);
         pthread_mutex_lock(&pc->mu);
@@ -815,7 +829,8 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
         }
         if (st == G16_OK && !__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE))
             st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, hb, batch_pvk(b),
-                              &b->rs[2 * i], &b->rs[2 * i + 1], prefetch ? prefetch_next : NULL, &pc, pre, &e);
+                              &b->rs[2 * i], &b->rs[2 * i + 1], prefetch ? prefetch_next : NULL, &pc, pre,
+                              rows_on_gpu(wk, b->flags), &e);
         /* the proof counts only for a witness that passed the check (a failed check already
          * failed the batch, naming this circuit: the proof's own error would say less) */
         g16_status cst = wait_check(&pc, slot);

@@ -57,6 +57,10 @@ struct g16__gpu_prover {
     const g16_fr *pf_a, *pf_b, *pf_c;
     g16__gpu_event *pf_done;
     uint64_t n_prefetched, n_prefetch_used, n_uploaded, n_early;
+    /* the witness check on the device (G16_GPU_CHECK=1): dcheck receives the first failing row of
+     * the last H step's a, b, c, check_bad its copy on the host (UINT64_MAX: none) */
+    uint64_t *dcheck;
+    uint64_t check_bad;
     char pf_note[256]; /* for g16__gpu_prover_describe */
     g16_fr *dw;   /* device: the witness (num_inputs + num_aux), uploaded once per proof */
     const g16_fr *w_src; /* the host witness g16__gpu_prover_h uploaded into dw for the next MSMs */
@@ -429,6 +433,7 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
         if (gp->dscal_own)
             g16__gpu_free(gp->gpu, gp->dscal);
         g16__gpu_free(gp->gpu, gp->dbits);
+        g16__gpu_free(gp->gpu, gp->dcheck);
     }
     g16__gpu_event_destroy(gp->pf_done);
     if (gp->pf_mu_init)
@@ -621,6 +626,11 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         goto cleanup;
     if ((st = vectors_create(gp, err)) != G16_OK)
         goto cleanup;
+    if (getenv("G16_GPU_CHECK") && !strcmp(getenv("G16_GPU_CHECK"), "1") &&
+        (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dcheck, sizeof *gp->dcheck, "witness check verdict", err)) !=
+            G16_OK)
+        goto cleanup;
+    gp->check_bad = UINT64_MAX;
     /* G16_GPU_STREAM=1 forces streaming (tests of that path on a card where all would fit) */
     gp->resident = !(getenv("G16_GPU_STREAM") && !strcmp(getenv("G16_GPU_STREAM"), "1")) && fits_resident(gp, err);
     for (int q = 0; gp->resident && q < Q_COUNT; q++) {
@@ -729,6 +739,11 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     pthread_mutex_unlock(&gp->pf_mu);
     if (st != G16_OK || (!take && (st = upload_abc(gp, a, b, c, err)) != G16_OK))
         return st;
+    gp->check_bad = UINT64_MAX;
+    /* the rows' check before the NTTs transform a, b, c in place (same stream) */
+    if (gp->dcheck && (st = g16__gpu_check_products(gp->gpu, gp->dabc, gp->dabc + n, gp->dabc + 2 * n,
+                                                    gp->r->num_constraints, gp->dcheck, err)) != G16_OK)
+        return st;
     if ((st = g16__gpu_ntt_groth16_h_device(gp->ntt, gp->dabc, gp->dabc + n, gp->dabc + 2 * n, err)) != G16_OK)
         return st;
     if (w) {
@@ -741,6 +756,10 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
             return st;
     }
     if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK)
+        return st;
+    if (gp->dcheck && ((st = g16__gpu_download(gp->gpu, &gp->check_bad, gp->dcheck, sizeof gp->check_bad, err)) !=
+                           G16_OK ||
+                       (st = g16__gpu_sync(gp->gpu, err)) != G16_OK))
         return st;
     gp->w_src = w;
     gp->have_h = 1;
@@ -949,6 +968,10 @@ g16_status g16__gpu_prover_msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll
 }
 
 uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp) { return gp->n_early; }
+
+int g16__gpu_prover_checks(const g16__gpu_prover *gp) { return gp->dcheck != NULL; }
+
+uint64_t g16__gpu_prover_check_first_bad(const g16__gpu_prover *gp) { return gp->check_bad; }
 
 int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp) { return gp->pf_mode; }
 

@@ -110,6 +110,15 @@ g16_status g16__gpu_prover_msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll
 /* How many g16__gpu_prover_msms_w calls succeeded (for tests and benchmarks). */
 uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp);
 
+/* The witness check on the device (G16_GPU_CHECK=1 when the prover is created; off by default
+ * until measured): each g16__gpu_prover_h first tests a_i·b_i = c_i for the r1cs's rows on the
+ * device (~1 ms, against ~200 ms per 2^26 circuit for the CPU's pass on 16 cores) and
+ * g16__gpu_prover_check_first_bad then gives the first failing row (UINT64_MAX: none) for
+ * g16__r1cs_row_verdict; the caller checks the witness's length and w[0] itself
+ * (g16__r1cs_check_witness). g16__gpu_prover_checks says whether it is on. */
+int g16__gpu_prover_checks(const g16__gpu_prover *gp);
+uint64_t g16__gpu_prover_check_first_bad(const g16__gpu_prover *gp);
+
 /* The prefetch mode the prover was created with: 0 none (G16_GPU_PREFETCH=0, streaming mode, or
  * no room for the spare a, b, c: g16__gpu_prover_prefetch is then a no-op), 1 prefetch, 2 prefetch
  * and the caller's pipeline waits for the next circuit during the MSMs so that every circuit

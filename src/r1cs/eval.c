@@ -131,10 +131,8 @@ static void check_eval_rows(void *vctx, size_t begin, size_t end)
     }
 }
 
-/* The verdict of a check run: OK, or the first failing row named as g16_r1cs_check does. */
-static g16_status check_verdict(const g16_r1cs *r, check_ctx *ctx, g16_error *err)
+g16_status g16__r1cs_row_verdict(const g16_r1cs *r, uint64_t bad, g16_error *err)
 {
-    uint64_t bad = atomic_load(&ctx->first_bad);
     if (bad == UINT64_MAX)
         return G16_OK;
     uint64_t user = r->num_constraints - r->num_inputs;
@@ -142,6 +140,12 @@ static g16_status check_verdict(const g16_r1cs *r, check_ctx *ctx, g16_error *er
         return g16__error(err, G16_ERR_UNSATISFIED, "r1cs: constraint %llu is not satisfied", (unsigned long long)bad);
     return g16__error(err, G16_ERR_INTERNAL, "r1cs: input constraint %llu (row %llu) is not satisfied",
                       (unsigned long long)(bad - user), (unsigned long long)bad);
+}
+
+/* The verdict of a check run: OK, or the first failing row named as g16_r1cs_check does. */
+static g16_status check_verdict(const g16_r1cs *r, check_ctx *ctx, g16_error *err)
+{
+    return g16__r1cs_row_verdict(r, atomic_load(&ctx->first_bad), err);
 }
 
 static g16_status check_start(const g16_r1cs *r, const g16_fr *w, size_t w_len, g16_error *err)
@@ -154,6 +158,11 @@ static g16_status check_start(const g16_r1cs *r, const g16_fr *w, size_t w_len, 
     if (!g16__fr_is_one(&w[0]))
         return g16__error(err, G16_ERR_UNSATISFIED, "r1cs: witness[0], the constant ONE, is not 1");
     return G16_OK;
+}
+
+g16_status g16__r1cs_check_witness(const g16_r1cs *r, const g16_fr *w, size_t w_len, g16_error *err)
+{
+    return check_start(r, w, w_len, err);
 }
 
 g16_status g16_r1cs_check(const g16_r1cs *r, const g16_fr *w, size_t w_len, g16_error *err)

@@ -153,6 +153,12 @@ g16_status g16__r1cs_alloc_density(struct g16_r1cs *r);
 g16_status g16__r1cs_check_evals(const struct g16_r1cs *r, const g16_fr *w, size_t w_len, const g16_fr *a,
                                  const g16_fr *b, const g16_fr *c, g16_error *err);
 
+/* The two halves of that check for a caller that tests the rows elsewhere (the GPU worker, on the
+ * device): the witness's length and w[0] = 1; and the verdict for the first failing row `bad`
+ * (UINT64_MAX: none), with g16_r1cs_check's status and message. */
+g16_status g16__r1cs_check_witness(const struct g16_r1cs *r, const g16_fr *w, size_t w_len, g16_error *err);
+g16_status g16__r1cs_row_verdict(const struct g16_r1cs *r, uint64_t bad, g16_error *err);
+
 /* Heap bytes of a compiled form. */
 uint64_t g16__r1cs_memory(const struct g16_r1cs *r);
 
