@@ -716,6 +716,7 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     size_t n = gp->r->n;
     gp->have_h = 0;
     gp->w_src = NULL;
+    gp->check_bad = UINT64_MAX;
     pthread_mutex_lock(&gp->pf_mu);
     int take = pf_holds(gp, a, b, c);
     if (take) {
@@ -739,7 +740,6 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     pthread_mutex_unlock(&gp->pf_mu);
     if (st != G16_OK || (!take && (st = upload_abc(gp, a, b, c, err)) != G16_OK))
         return st;
-    gp->check_bad = UINT64_MAX;
     /* the rows' check before the NTTs transform a, b, c in place (same stream) */
     if (gp->dcheck && (st = g16__gpu_check_products(gp->gpu, gp->dabc, gp->dabc + n, gp->dabc + 2 * n,
                                                     gp->r->num_constraints, gp->dcheck, err)) != G16_OK)
