@@ -105,9 +105,12 @@ int main(int argc, char **argv)
     }
     g16__gpu_info info;
     g16__gpu_get_info(g, &info);
+    const char *chk = getenv("G16_GPU_CHECK"), *early_env = getenv("G16_GPU_EARLY_W");
     printf("Groth16 prove on the GPU backend (%s), demo '%s', batch %zu, devices %s; ms per batch "
-           "(phase columns: sums over the batch's circuits)\n\n",
-           info.name, kind == G16_DEMO_BITS ? "bits" : "field", batch, devices);
+           "(phase columns: sums over the batch's circuits); witness rows checked on the %s (G16_GPU_CHECK); "
+           "early witness MSMs %s (G16_GPU_EARLY_W)\n\n",
+           info.name, kind == G16_DEMO_BITS ? "bits" : "field", batch, devices,
+           chk && !strcmp(chk, "1") ? "device" : "CPU", early_env ? early_env : "default");
     printf("| log2 m | run | prove | per proof | check | spmv | H (gpu) | msm.h | msm.l | msm.a | msm.b_g1 | "
            "msm.b_g2 | upload w | upload a,b,c | prefetched | witness MSMs early | wait prefetch | compact a, b | "
            "assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB |\n");
