@@ -679,12 +679,30 @@ static void test_check_evals(void **state)
             g16_status s2 = g16__r1cs_check_evals(r, w, nw, abc, abc + n, abc + 2 * n, &e2);
             assert_int_equal(s1, s2);
             assert_string_equal(e1.msg, e2.msg);
+            /* the halves the GPU worker composes (the first failing row found on the device,
+             * here by a host loop): the same status and message */
+            g16_error e3;
+            memset(&e3, 0, sizeof e3);
+            uint64_t first_bad = UINT64_MAX;
+            for (uint64_t i = 0; i < info.num_constraints && first_bad == UINT64_MAX; i++) {
+                g16_fr ab;
+                g16__fr_mul(&ab, &abc[i], &abc[n + i]);
+                if (!g16__fr_eq(&ab, &abc[2 * n + i]))
+                    first_bad = i;
+            }
+            g16_status s3 = g16__r1cs_check_witness(r, w, nw, &e3);
+            if (s3 == G16_OK)
+                s3 = g16__r1cs_row_verdict(r, first_bad, &e3);
+            assert_int_equal(s1, s3);
+            assert_string_equal(e1.msg, e3.msg);
             if (t == 0)
                 assert_int_equal(s2, G16_OK);
             if (t == 5)
                 assert_int_equal(s2, G16_ERR_UNSATISFIED);
         }
         assert_int_equal(g16__r1cs_check_evals(r, w, nw - 1, abc, abc + n, abc + 2 * n, &e2), G16_ERR_SIZE_MISMATCH);
+        assert_int_equal(g16__r1cs_check_witness(r, w, nw - 1, &e2), G16_ERR_SIZE_MISMATCH);
+        assert_int_equal(g16__r1cs_check_witness(r, NULL, nw, &e2), G16_ERR_ARG);
         assert_int_equal(g16__r1cs_check_evals(r, w, nw, abc, NULL, abc + 2 * n, &e2), G16_ERR_ARG);
         assert_int_equal(g16__r1cs_check_evals(r, NULL, nw, abc, abc + n, abc + 2 * n, &e2), G16_ERR_ARG);
         free(w);
