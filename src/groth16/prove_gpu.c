@@ -762,7 +762,10 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
                        (st = g16__gpu_sync(gp->gpu, err)) != G16_OK))
         return st;
     gp->w_src = w;
-    gp->have_h = 1;
+    /* a failing row leaves no H to consume: the proof ends at its verdict, and the next call (in
+     * this batch, an early witness MSM; or the next batch's) must not be refused as if an H step
+     * were still waiting for its MSMs */
+    gp->have_h = gp->check_bad == UINT64_MAX;
     return G16_OK;
 }
 

@@ -115,7 +115,8 @@ uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp);
  * device (~1 ms, against ~200 ms per 2^26 circuit for the CPU's pass on 16 cores) and
  * g16__gpu_prover_check_first_bad then gives the first failing row (UINT64_MAX: none) for
  * g16__r1cs_row_verdict; the caller checks the witness's length and w[0] itself
- * (g16__r1cs_check_witness). g16__gpu_prover_checks says whether it is on. */
+ * (g16__r1cs_check_witness). A failing row leaves no H behind (the MSMs refuse with G16_ERR_ARG;
+ * g16__gpu_prover_msms_w is allowed again). g16__gpu_prover_checks says whether it is on. */
 int g16__gpu_prover_checks(const g16__gpu_prover *gp);
 uint64_t g16__gpu_prover_check_first_bad(const g16__gpu_prover *gp);
 
