@@ -15,7 +15,10 @@
  * idle time. "upload a,b,c" is the H steps' synchronous uploads of a, b, c (GPU idle meanwhile);
  * with the prefetch (G16_GPU_PREFETCH, prove_gpu.h) the next circuit's copies run during the
  * current MSMs instead: "prefetched" counts the H steps that took them, "wait prefetch" the time
- * they still waited for those copies. Run with G16_GPU_PREFETCH=0 and =1 for an A/B.
+ * they still waited for those copies. Run with G16_GPU_PREFETCH=0 and =1 for an A/B. With the
+ * matrices on the device (G16_GPU_SPMV, default when they fit) the synth thread only copies the
+ * witness: "spmv (gpu)" is the device's A·w, B·w, C·w inside "H (gpu)", which then also holds the
+ * witness's synchronous upload ("upload w"); run with G16_GPU_SPMV=0 and =1 for an A/B.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,16 +108,17 @@ int main(int argc, char **argv)
     }
     g16__gpu_info info;
     g16__gpu_get_info(g, &info);
-    const char *chk = getenv("G16_GPU_CHECK"), *early_env = getenv("G16_GPU_EARLY_W");
+    const char *chk = getenv("G16_GPU_CHECK"), *early_env = getenv("G16_GPU_EARLY_W"), *spmv = getenv("G16_GPU_SPMV");
     printf("Groth16 prove on the GPU backend (%s), demo '%s', batch %zu, devices %s; ms per batch "
            "(phase columns: sums over the batch's circuits); witness rows checked on the %s (G16_GPU_CHECK); "
-           "early witness MSMs %s (G16_GPU_EARLY_W)\n\n",
+           "early witness MSMs %s (G16_GPU_EARLY_W); A/B/C times the witness on the device when they fit, "
+           "G16_GPU_SPMV=%s (the rows are then checked on the device too; the backend line on stderr says which)\n\n",
            info.name, kind == G16_DEMO_BITS ? "bits" : "field", batch, devices,
-           chk && !strcmp(chk, "1") ? "device" : "CPU", early_env ? early_env : "default");
-    printf("| log2 m | run | prove | per proof | check | spmv | H (gpu) | msm.h | msm.l | msm.a | msm.b_g1 | "
+           chk && !strcmp(chk, "1") ? "device" : "CPU", early_env ? early_env : "default", spmv ? spmv : "default (1)");
+    printf("| log2 m | run | prove | per proof | check | spmv | spmv (gpu) | H (gpu) | msm.h | msm.l | msm.a | msm.b_g1 | "
            "msm.b_g2 | upload w | upload a,b,c | prefetched | witness MSMs early | wait prefetch | compact a, b | "
            "assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (unsigned lg = min_log; lg <= max_log; lg++) {
         g16_cs *cs = NULL;
         g16_r1cs *r = NULL;
@@ -166,10 +170,11 @@ int main(int argc, char **argv)
             uint64_t early = g16__trace_query("prove/prove.witness_early", &ps) == G16_OK ? ps.count : 0;
             struct rusage ru;
             getrusage(RUSAGE_SELF, &ru);
-            printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %llu | "
+            printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %llu | "
                    "%llu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |\n",
                    lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
-                   bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
+                   bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.spmv"),
+                   bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
                    bench_span_ms("prove/prove.circuit/msm.h.gpu"), circuit_ms("msm.l.gpu"), circuit_ms("msm.a.gpu"),
                    circuit_ms("msm.b_g1.gpu"), circuit_ms("msm.b_g2.gpu"),
                    bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_witness") + circuit_ms("gpu.upload_witness"),

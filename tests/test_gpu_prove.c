@@ -326,9 +326,26 @@ static void test_gpu_equals_cpu(void **state)
         fixture_make(&f, cases[c].kind, cases[c].rows, cases[c].count);
         g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
         assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
-        if (prove_with(&f, gpu, "gpu", "0", &err) != G16_OK)
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        g16_status st0 = prove_with(&f, gpu, "gpu", "0", &err);
+        g16__trace_enable(0);
+        uint64_t spmv_gpu = span_count("prove/prove.circuit/ntt.h.gpu/gpu.spmv");
+        uint64_t spmv_cpu = span_count("prove.synth/spmv") + span_count("prove/prove.synth/spmv");
+        g16__trace_reset();
+        if (st0 != G16_OK)
             fail_msg("gpu: %s", err.msg);
         expect_same_proofs(cpu, gpu, f.count, "one worker");
+        /* by default a, b, c come from the device's SpMV (the matrices fit on any test card) */
+        assert_int_equal(spmv_gpu, f.count);
+        assert_int_equal(spmv_cpu, 0);
+        char *saved_spmv = env_set("G16_GPU_SPMV", "0");
+        memset(gpu, 0, f.count * sizeof *gpu);
+        st0 = prove_with(&f, gpu, "gpu", "0", &err);
+        env_restore("G16_GPU_SPMV", saved_spmv);
+        if (st0 != G16_OK)
+            fail_msg("gpu, G16_GPU_SPMV=0: %s", err.msg);
+        expect_same_proofs(cpu, gpu, f.count, "one worker, a/b/c from the CPU");
         memset(gpu, 0, f.count * sizeof *gpu);
         if (prove_with(&f, gpu, "gpu", "0,0", &err) != G16_OK)
             fail_msg("gpu 0,0: %s", err.msg);
@@ -362,7 +379,7 @@ static void test_gpu_equals_cpu(void **state)
         assert_int_equal(sync_up, 1);
         assert_true(next_up >= 5 * f.count);
         printf("  %s demo, %zu rows, batch %zu: GPU proofs = CPU proofs (1 and 2 workers; queries "
-               "resident, streamed, streamed in chunks)\n",
+               "resident with a/b/c from the device and from the CPU, streamed, streamed in chunks)\n",
                cases[c].kind == G16_DEMO_BITS ? "bits" : "field", cases[c].rows, f.count);
         free(cpu);
         free(gpu);
@@ -429,18 +446,23 @@ static void test_batch_failure(void **state)
      * slot is released (or proved) while that copy may be pending; then with the rows checked on
      * the device (G16_GPU_CHECK=1), alone and with every circuit's witness MSMs early. Every
      * backend's error is the CPU's, word for word (the same first failing constraint). */
-    const char *backends[5] = {"cpu", "gpu", "gpu", "gpu", "gpu"};
-    const char *prefetch[5] = {NULL, NULL, "wait", NULL, "wait"};
-    const char *gpu_check[5] = {NULL, NULL, NULL, "1", "1"};
-    const char *early[5] = {NULL, NULL, NULL, NULL, "2"};
+    /* configs 1-4 with a, b, c from the CPU (G16_GPU_SPMV=0), 5 and 6 from the device's SpMV (whose
+     * rows are always checked on the device), 6 with every witness MSM early */
+    enum { CONFIGS = 7 };
+    const char *backends[CONFIGS] = {"cpu", "gpu", "gpu", "gpu", "gpu", "gpu", "gpu"};
+    const char *prefetch[CONFIGS] = {NULL, NULL, "wait", NULL, "wait", NULL, NULL};
+    const char *gpu_check[CONFIGS] = {NULL, NULL, NULL, "1", "1", NULL, NULL};
+    const char *early[CONFIGS] = {NULL, NULL, NULL, NULL, "2", NULL, "2"};
+    const char *spmv[CONFIGS] = {NULL, "0", "0", "0", "0", "1", "1"};
     char cpu_msg[4][sizeof err.msg];
     assert_true(f.count <= 4);
-    for (int b = 0; b < 5; b++) {
+    for (int b = 0; b < CONFIGS; b++) {
         if (b == 1 && !have_device())
             break;
         char *saved = prefetch[b] ? env_set("G16_GPU_PREFETCH", prefetch[b]) : NULL;
         char *saved_check = gpu_check[b] ? env_set("G16_GPU_CHECK", gpu_check[b]) : NULL;
         char *saved_early = early[b] ? env_set("G16_GPU_EARLY_W", early[b]) : NULL;
+        char *saved_spmv = spmv[b] ? env_set("G16_GPU_SPMV", spmv[b]) : NULL;
         g16_prover *pv = NULL;
         g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = backends[b]};
         assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
@@ -465,11 +487,14 @@ static void test_batch_failure(void **state)
         }
         assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
         expect_same_proofs(want, got, f.count, backends[b]);
-        printf("  %s%s%s%s: an unsatisfied witness in a batch of %zu is named as the CPU names it, then the batch "
+        printf("  %s%s%s%s%s: an unsatisfied witness in a batch of %zu is named as the CPU names it, then the batch "
                "proves\n",
                backends[b], prefetch[b] ? " (G16_GPU_PREFETCH=wait)" : "", gpu_check[b] ? " (G16_GPU_CHECK=1)" : "",
-               early[b] ? " (G16_GPU_EARLY_W=2)" : "", f.count);
+               early[b] ? " (G16_GPU_EARLY_W=2)" : "", spmv[b] ? (*spmv[b] == '1' ? " (SpMV on the device)" : " (SpMV on the CPU)") : "",
+               f.count);
         g16_prover_destroy(pv);
+        if (spmv[b])
+            env_restore("G16_GPU_SPMV", saved_spmv);
         if (early[b])
             env_restore("G16_GPU_EARLY_W", saved_early);
         if (gpu_check[b])
@@ -549,6 +574,114 @@ static void test_gpu_h_step(void **state)
         free(h);
         fixture_free(&f);
     }
+}
+
+/* The device SpMV (gpu.h, g16__gpu_spmv) = g16_r1cs_eval byte for byte: both demo kinds (the field
+ * demo's entries carry coefficient ids), 32- and 64-bit row pointers, the outputs past the rows
+ * zeroed (poisoned first); bad arguments refused. Then the prover's knob: on by default (the
+ * matrices fit on any test card), G16_GPU_SPMV=0 keeps the SpMV on the CPU, a bad value is refused. */
+static void test_gpu_spmv(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    static const struct {
+        g16_demo_kind kind;
+        size_t rows;
+    } cases[] = {{G16_DEMO_FIELD, 3001}, {G16_DEMO_BITS, 70000}};
+    g16__gpu *g = NULL;
+    g16_error err = {0, ""};
+    assert_int_equal(g16__gpu_open(&g, 0, &err), G16_OK);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        fixture f;
+        fixture_make(&f, cases[c].kind, cases[c].rows, 1);
+        const g16_r1cs *r = f.r;
+        size_t n = r->n, m = r->num_constraints;
+        g16_fr *want = malloc(3 * n * sizeof *want), *got = malloc(n * sizeof *got), *dw = NULL, *dc = NULL,
+               *dout = NULL;
+        uint64_t *rp64 = malloc((m + 1) * sizeof *rp64);
+        uint32_t *rp32 = malloc((m + 1) * sizeof *rp32);
+        assert_true(want && got && rp64 && rp32);
+        assert_int_equal(g16_r1cs_eval(r, f.w[0], f.w_len, want, want + n, want + 2 * n, n, &err), G16_OK);
+        if (g16__gpu_alloc(g, (void **)&dw, f.w_len * sizeof(g16_fr), "w", &err) != G16_OK ||
+            g16__gpu_alloc(g, (void **)&dc, r->num_coeffs * sizeof(g16_fr), "coeffs", &err) != G16_OK ||
+            g16__gpu_alloc(g, (void **)&dout, n * sizeof(g16_fr), "out", &err) != G16_OK)
+            fail_msg("setup: %s", err.msg);
+        assert_int_equal(g16__gpu_upload(g, dw, f.w[0], f.w_len * sizeof(g16_fr), &err), G16_OK);
+        assert_int_equal(g16__gpu_upload(g, dc, r->coeffs, r->num_coeffs * sizeof(g16_fr), &err), G16_OK);
+        uint64_t with_id = 0;
+        for (int k = 0; k < 3; k++) {
+            const g16__csr *mat = &r->mat[k];
+            uint32_t *dwords = NULL, *drp32 = NULL;
+            uint64_t *drp64 = NULL;
+            with_id += mat->nwords - mat->nnz;
+            for (size_t i = 0; i <= m; i++) {
+                rp64[i] = g16__csr_rp(mat, i);
+                rp32[i] = (uint32_t)rp64[i];
+            }
+            if (g16__gpu_alloc(g, (void **)&dwords, (mat->nwords + 1) * 4, "words", &err) != G16_OK ||
+                g16__gpu_alloc(g, (void **)&drp32, (m + 1) * 4, "rp32", &err) != G16_OK ||
+                g16__gpu_alloc(g, (void **)&drp64, (m + 1) * 8, "rp64", &err) != G16_OK)
+                fail_msg("setup: %s", err.msg);
+            assert_int_equal(g16__gpu_upload(g, dwords, mat->w, mat->nwords * 4, &err), G16_OK);
+            assert_int_equal(g16__gpu_upload(g, drp32, rp32, (m + 1) * 4, &err), G16_OK);
+            assert_int_equal(g16__gpu_upload(g, drp64, rp64, (m + 1) * 8, &err), G16_OK);
+            for (int wide = 0; wide < 2; wide++) {
+                memset(got, 0xa5, n * sizeof *got);
+                assert_int_equal(g16__gpu_upload(g, dout, got, n * sizeof *got, &err), G16_OK);
+                if (g16__gpu_spmv(g, dout, n, m, wide ? NULL : drp32, wide ? drp64 : NULL, dwords, dc, dw, &err) !=
+                    G16_OK)
+                    fail_msg("spmv: %s", err.msg);
+                assert_int_equal(g16__gpu_download(g, got, dout, n * sizeof *got, &err), G16_OK);
+                assert_int_equal(g16__gpu_sync(g, &err), G16_OK);
+                if (memcmp(got, want + k * n, n * sizeof *got) != 0)
+                    fail_msg("%s demo, matrix %d, %d-bit row pointers: the device's rows differ from the CPU's",
+                             cases[c].kind == G16_DEMO_BITS ? "bits" : "field", k, wide ? 64 : 32);
+            }
+            assert_int_equal(g16__gpu_spmv(g, dout, n, m, drp32, drp64, dwords, dc, dw, &err), G16_ERR_ARG);
+            assert_int_equal(g16__gpu_spmv(g, dout, m - 1, m, drp32, NULL, dwords, dc, dw, &err), G16_ERR_ARG);
+            g16__gpu_free(g, dwords);
+            g16__gpu_free(g, drp32);
+            g16__gpu_free(g, drp64);
+        }
+        if (cases[c].kind == G16_DEMO_FIELD)
+            assert_true(with_id > 0); /* the product path ran */
+        printf("  %s demo, %zu rows (n = %zu, %llu entries with a coefficient id): device SpMV = CPU for A, B, C, "
+               "32- and 64-bit row pointers\n",
+               cases[c].kind == G16_DEMO_BITS ? "bits" : "field", m, n, (unsigned long long)with_id);
+        if (c == 0) {
+            g16__gpu_prover *gp = NULL;
+            char line[256];
+            if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+                fail_msg("prover: %s", err.msg);
+            g16__gpu_prover_describe(gp, line, sizeof line);
+            assert_true(g16__gpu_prover_spmv(gp) && g16__gpu_prover_checks(gp));
+            assert_int_equal(g16__gpu_prover_prefetch_mode(gp), 0);
+            if (!strstr(line, "A/B/C times the witness on the device"))
+                fail_msg("backend line: '%s'", line);
+            g16__gpu_prover_destroy(gp);
+            gp = NULL;
+            char *saved = env_set("G16_GPU_SPMV", "0");
+            if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+                fail_msg("prover: %s", err.msg);
+            assert_false(g16__gpu_prover_spmv(gp));
+            assert_int_equal(g16__gpu_prover_h(gp, NULL, NULL, NULL, f.w[0], &err), G16_ERR_ARG);
+            g16__gpu_prover_destroy(gp);
+            gp = NULL;
+            setenv("G16_GPU_SPMV", "2", 1);
+            assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_ERR_ARG);
+            assert_null(gp);
+            assert_non_null(strstr(err.msg, "G16_GPU_SPMV"));
+            env_restore("G16_GPU_SPMV", saved);
+            printf("  prover: SpMV on the device by default ('%s'); G16_GPU_SPMV=0 off, =2 refused\n", line);
+        }
+        g16__gpu_free(g, dw);
+        g16__gpu_free(g, dc);
+        g16__gpu_free(g, dout);
+        free(want), free(got), free(rp64), free(rp32);
+        fixture_free(&f);
+    }
+    g16__gpu_close(g);
 }
 
 /* The five query sums of witness w with H (host), on the CPU. */
@@ -652,6 +785,7 @@ static void test_gpu_prefetch(void **state)
     }
     assert_true(memcmp(want_h[0], want_h[1], n * sizeof(g16_fr)) != 0); /* the circuits differ */
 
+    char *saved_spmv = env_set("G16_GPU_SPMV", "0"); /* with the SpMV on the device nothing is prefetched */
     char *saved = env_set("G16_GPU_PREFETCH", "1");
     g16__gpu_prover *gp = NULL;
     if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
@@ -746,6 +880,7 @@ static void test_gpu_prefetch(void **state)
     assert_null(gp);
     assert_non_null(strstr(err.msg, "G16_GPU_PREFETCH"));
     env_restore("G16_GPU_PREFETCH", saved);
+    env_restore("G16_GPU_SPMV", saved_spmv);
     printf("  prefetch of a/b/c: taken (buffers swapped), kept, replaced, released, cancelled, left at destroy; "
            "off and streaming upload (page-locked, two provers); H and sums = CPU each time\n");
     for (int i = 0; i < 3; i++) {
@@ -777,6 +912,7 @@ static void test_gpu_prefetch_batch(void **state)
     fixture_make(&f, G16_DEMO_BITS, 5000, 5);
     g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
     assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
+    char *saved_spmv = env_set("G16_GPU_SPMV", "0"); /* with the SpMV on the device nothing is prefetched */
     static const char *const modes[] = {"wait", "1", "0"};
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         char *saved = env_set("G16_GPU_PREFETCH", modes[m]);
@@ -817,6 +953,7 @@ static void test_gpu_prefetch_batch(void **state)
     if (st != G16_OK)
         fail_msg("two workers, G16_GPU_PREFETCH=wait: %s", err.msg);
     expect_same_proofs(cpu, gpu, f.count, "two workers with prefetch");
+    env_restore("G16_GPU_SPMV", saved_spmv);
     printf("  two workers on device 0 with G16_GPU_PREFETCH=wait: proofs = CPU\n");
     free(cpu);
     free(gpu);
@@ -862,15 +999,30 @@ static void test_gpu_early_witness(void **state)
             !g16__p1_eq(&got.b1, &want.b1) || !g16__p2_eq(&got.b2, &want.b2))
             fail_msg("early witness MSMs: the sums differ from g16__gpu_prover_msms's");
         assert_int_equal(g16__gpu_prover_early_count(gp), 1);
+        /* from the matrices on the device: the H step multiplies the witness msms_w left there
+         * (and refuses when there is none: after msm.h, or before any msms_w) */
+        assert_true(g16__gpu_prover_spmv(gp));
+        assert_int_equal(g16__gpu_prover_h(gp, NULL, NULL, NULL, NULL, &err), G16_ERR_ARG);
+        memset(&got, 0xa5, sizeof got);
+        assert_int_equal(g16__gpu_prover_msms_w(gp, &got, f.w[1], &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_h(gp, NULL, NULL, NULL, NULL, &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_msm_h(gp, &got.h, NULL, NULL, &err), G16_OK);
+        if (!g16__p1_eq(&got.h, &want.h) || !g16__p1_eq(&got.l, &want.l) || !g16__p1_eq(&got.a, &want.a) ||
+            !g16__p1_eq(&got.b1, &want.b1) || !g16__p2_eq(&got.b2, &want.b2))
+            fail_msg("early witness MSMs, SpMV on the device: the sums differ from g16__gpu_prover_msms's");
+        assert_int_equal(g16__gpu_prover_h(gp, NULL, NULL, NULL, NULL, &err), G16_ERR_ARG);
         g16__gpu_prover_destroy(gp);
         free(abc);
     }
     static const struct {
-        const char *early, *prefetch, *devices;
+        const char *early, *prefetch, *devices, *spmv;
         int every;
-    } runs[] = {{"2", "1", "0", 1}, {"2", "wait", "0", 1}, {"2", "wait", "0,0", 1}, {"0", "1", "0", 0}};
+    } runs[] = {{"2", "1", "0", "0", 1},    {"2", "wait", "0", "0", 1}, {"2", "wait", "0,0", "0", 1},
+                {"0", "1", "0", "0", 0},    {"2", "1", "0", "1", 1},    {"2", "1", "0,0", "1", 1},
+                {"0", "1", "0", "1", 0}};
     for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
         char *se = env_set("G16_GPU_EARLY_W", runs[k].early), *sp = env_set("G16_GPU_PREFETCH", runs[k].prefetch);
+        char *ss = env_set("G16_GPU_SPMV", runs[k].spmv);
         memset(gpu, 0, f.count * sizeof *gpu);
         g16__trace_reset();
         g16__trace_enable(G16__TRACE_RECORD);
@@ -880,15 +1032,16 @@ static void test_gpu_early_witness(void **state)
         uint64_t early = span_count("prove/prove.witness_early") + span_count("prove.witness_early");
         uint64_t late = span_count("prove/prove.circuit/msm.l.gpu") + span_count("prove.circuit/msm.l.gpu");
         g16__trace_reset();
+        env_restore("G16_GPU_SPMV", ss);
         env_restore("G16_GPU_PREFETCH", sp);
         env_restore("G16_GPU_EARLY_W", se);
         if (st != G16_OK)
-            fail_msg("G16_GPU_EARLY_W=%s, prefetch %s, devices %s: %s", runs[k].early, runs[k].prefetch,
-                     runs[k].devices, err.msg);
+            fail_msg("G16_GPU_EARLY_W=%s, prefetch %s, devices %s, G16_GPU_SPMV=%s: %s", runs[k].early,
+                     runs[k].prefetch, runs[k].devices, runs[k].spmv, err.msg);
         expect_same_proofs(cpu, gpu, f.count, "early witness MSMs");
-        printf("  G16_GPU_EARLY_W=%s, G16_GPU_PREFETCH=%s, devices %s, batch of %zu: %llu circuits' witness MSMs "
-               "early, %llu after msm.h; proofs = CPU\n",
-               runs[k].early, runs[k].prefetch, runs[k].devices, f.count, (unsigned long long)early,
+        printf("  G16_GPU_EARLY_W=%s, G16_GPU_PREFETCH=%s, devices %s, G16_GPU_SPMV=%s, batch of %zu: %llu "
+               "circuits' witness MSMs early, %llu after msm.h; proofs = CPU\n",
+               runs[k].early, runs[k].prefetch, runs[k].devices, runs[k].spmv, f.count, (unsigned long long)early,
                (unsigned long long)late);
         assert_int_equal(early, runs[k].every ? f.count : 0);
         assert_int_equal(late, runs[k].every ? 0 : f.count);
@@ -962,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_gpu_compaction),
         cmocka_unit_test(test_gpu_equals_cpu),
         cmocka_unit_test(test_gpu_h_step),
+        cmocka_unit_test(test_gpu_spmv),
         cmocka_unit_test(test_prover_reuse),
         cmocka_unit_test(test_batch_failure),
         cmocka_unit_test(test_gpu_prefetch),

@@ -198,6 +198,19 @@ g16_status g16__gpu_fp_op(g16__gpu *g, g16__gpu_op op, g16_fp *out, const g16_fp
 g16_status g16__gpu_check_products(g16__gpu *g, const g16_fr *a, const g16_fr *b, const g16_fr *c, uint64_t rows,
                                    uint64_t *first_bad, g16_error *err);
 
+/* A sparse matrix times the witness on the device (the prover's A·w, B·w, C·w when the matrices
+ * are resident, prove_gpu.h). The matrix is in the packed CSR form of r1cs.h, restated so that this
+ * layer does not depend on it: row i's entries are the 32-bit words words[rp[i] .. rp[i + 1]); an
+ * entry is one word, its column in bits 0..29 and its kind in bits 30..31: 0 coefficient 1,
+ * 1 coefficient −1, 2 the next word is an index into coeffs. Exactly one of rp32 / rp64 is given
+ * (rows + 1 offsets). Enqueues, on the context's stream, out[i] = the row's sum of coeff·w[col] for
+ * i < rows and out[i] = 0 for rows <= i < n_out. Everything is device memory, Montgomery form,
+ * reduced: out has the CPU's g16_r1cs_eval bytes. Columns and ids are trusted (a compiled r1cs
+ * keeps them in range of w and coeffs). */
+g16_status g16__gpu_spmv(g16__gpu *g, g16_fr *out, uint64_t n_out, uint64_t rows, const uint32_t *rp32,
+                         const uint64_t *rp64, const uint32_t *words, const g16_fr *coeffs, const g16_fr *w,
+                         g16_error *err);
+
 /* Multiplication throughput: every thread of a full grid runs chains of dependent
  * multiplications x <- x·y on its own values. field 0 = Fr, 1 = Fp, 2 = Fr through the generic
  * reduction; 3 = Fr, 4 = Fp inversion chains x <- x^(-1) + y. *per_s = multiplications (or

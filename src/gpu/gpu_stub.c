@@ -136,6 +136,14 @@ g16_status g16__gpu_check_products(g16__gpu *g, const g16_fr *a, const g16_fr *b
     return no_cuda(err);
 }
 
+g16_status g16__gpu_spmv(g16__gpu *g, g16_fr *out, uint64_t n_out, uint64_t rows, const uint32_t *rp32,
+                         const uint64_t *rp64, const uint32_t *words, const g16_fr *coeffs, const g16_fr *w,
+                         g16_error *err)
+{
+    (void)g, (void)out, (void)n_out, (void)rows, (void)rp32, (void)rp64, (void)words, (void)coeffs, (void)w;
+    return no_cuda(err);
+}
+
 g16_status g16__gpu_fr_op(g16__gpu *g, g16__gpu_op op, g16_fr *out, const g16_fr *a, const g16_fr *b, size_t n,
                           g16_error *err)
 {

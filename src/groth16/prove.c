@@ -206,11 +206,20 @@ static void free_h_buffers(h_buffers *hb)
  * (or when pinning fails) ordinary large allocations. A GPU worker also gets a page-locked slot
  * for the witness (w_len values; NULL when pinning fails): copied there by the synth thread, it
  * crosses PCIe at full speed while the H step's NTTs run (from the caller's pageable memory the
- * 2 GiB witness of a 2^26 circuit took ~480 ms on the H200's host, longer than the NTTs). */
-static g16_status alloc_h_buffers(h_buffers *hb, size_t n, size_t w_len, int pin, g16_error *err)
+ * 2 GiB witness of a 2^26 circuit took ~480 ms on the H200's host, longer than the NTTs). A GPU
+ * worker whose device computes a, b, c (!abc) gets only the witness slot. */
+static g16_status alloc_h_buffers(h_buffers *hb, size_t n, size_t w_len, int pin, int abc, g16_error *err)
 {
     memset(hb, 0, sizeof *hb);
     hb->bytes = n * sizeof(g16_fr);
+    if (pin && !abc) {
+        if (w_len && g16__gpu_host_alloc((void **)&hb->w, w_len * sizeof(g16_fr), NULL) == G16_OK)
+            hb->w_bytes = w_len * sizeof(g16_fr);
+        else
+            hb->w = NULL; /* the caller's witness is uploaded from pageable memory */
+        hb->pinned = 1;
+        return G16_OK;
+    }
     if (pin) {
         g16__span sp = g16__span_begin_n("gpu.pin_abc", 3 * hb->bytes);
         int ok = g16__gpu_host_alloc((void **)&hb->a, hb->bytes, NULL) == G16_OK &&
@@ -266,10 +275,11 @@ static g16_status worker_open(worker *wk, int device, const struct g16_params *p
     else
         st = g16__gpu_prover_create(&wk->gp, device, p, r, err);
     size_t w_len = r->num_inputs + r->num_aux;
+    int abc = !(wk->gp && g16__gpu_prover_spmv(wk->gp));
     if (st == G16_OK)
-        st = alloc_h_buffers(&wk->hb[0], r->n, w_len, device >= 0, err);
+        st = alloc_h_buffers(&wk->hb[0], r->n, w_len, device >= 0, abc, err);
     if (st == G16_OK && device >= 0)
-        st = alloc_h_buffers(&wk->hb[1], r->n, w_len, 1, err);
+        st = alloc_h_buffers(&wk->hb[1], r->n, w_len, 1, abc, err);
     if (st != G16_OK)
         worker_close(wk);
     return st;
@@ -382,6 +392,8 @@ static g16_status synth_check(size_t idx, const struct g16_r1cs *r, const g16_fr
 {
     if (flags & G16_PROVE_NO_CHECK)
         return G16_OK;
+    if (!rows_gpu && !hb->a) /* the device computes a, b, c only with the rows checked there */
+        return g16__error(err, G16_ERR_INTERNAL, "g16_prove: circuit %zu: no a, b, c on the host to check", idx);
     g16__span span = g16__span_begin_n("prove.synth", idx);
     g16__span sp = g16__span_begin(rows_gpu ? "r1cs.check_witness" : "r1cs.check");
     g16_status st = rows_gpu ? g16__r1cs_check_witness(r, w, r->num_inputs + r->num_aux, err)
@@ -405,9 +417,12 @@ static void synth_copy_w(size_t idx, const g16_fr *w, h_buffers *hb)
     g16__span_end(span);
 }
 
-/* The rest of the CPU stage: a, b, c = A·w, B·w, C·w into hb. */
+/* The rest of the CPU stage: a, b, c = A·w, B·w, C·w into hb; nothing when the worker's device
+ * computes them (hb has no a, b, c then: prove_gpu.h, g16__gpu_prover_spmv). */
 static g16_status synth_eval(size_t idx, const struct g16_r1cs *r, const g16_fr *w, h_buffers *hb, g16_error *err)
 {
+    if (!hb->a)
+        return G16_OK;
     g16__span span = g16__span_begin_n("prove.synth", idx);
     g16__span sp = g16__span_begin_n("spmv", r->num_constraints);
     g16_status st = g16_r1cs_eval(r, w, r->num_inputs + r->num_aux, hb->a, hb->b, hb->c, r->n, err);
@@ -439,7 +454,7 @@ static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_pa
     g16__span span = g16__span_begin_n("prove.circuit", idx);
     g16__span sp = g16__span_begin_n(wk->gp ? "ntt.h.gpu" : "ntt.h", r->n);
     const g16_fr *wd = hb->w ? hb->w : w; /* the witness the GPU reads: the pinned copy if any */
-    if (wk->gp)
+    if (wk->gp) /* (hb->a NULL: from the witness, by the device's SpMV) */
         st = g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, pre ? NULL : wd, err);
     else
         g16__ntt_groth16_h(wk->dom, hb->a, hb->b, hb->c);

@@ -64,6 +64,16 @@ struct g16__gpu_prover {
     char pf_note[256]; /* for g16__gpu_prover_describe */
     g16_fr *dw;   /* device: the witness (num_inputs + num_aux), uploaded once per proof */
     const g16_fr *w_src; /* the host witness g16__gpu_prover_h uploaded into dw for the next MSMs */
+    /* A·w, B·w, C·w on the device (prove_gpu.h, G16_GPU_SPMV): the matrices' packed words, row
+     * pointers (32- or 64-bit as the r1cs has them) and the coefficient dictionary, resident;
+     * spmv = 0 and all NULL when off. dw_early: dw holds the witness of the last
+     * g16__gpu_prover_msms_w, which the next H step (given w = NULL) multiplies. */
+    int spmv;
+    char spmv_note[256]; /* why not, when the matrices did not fit (for g16__gpu_prover_describe) */
+    uint32_t *dwords[3];
+    void *drp[3];
+    g16_fr *dcoeffs;
+    int dw_early;
     g16_fr *dscal; /* device: the compacted a / b scalars: dabc + n (the H step's b and c, free once H
                     * is computed) when they fit there, else an allocation of its own (dscal_own) */
     int dscal_own;
@@ -434,6 +444,11 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
             g16__gpu_free(gp->gpu, gp->dscal);
         g16__gpu_free(gp->gpu, gp->dbits);
         g16__gpu_free(gp->gpu, gp->dcheck);
+        for (int k = 0; k < 3; k++) {
+            g16__gpu_free(gp->gpu, gp->dwords[k]);
+            g16__gpu_free(gp->gpu, gp->drp[k]);
+        }
+        g16__gpu_free(gp->gpu, gp->dcoeffs);
     }
     g16__gpu_event_destroy(gp->pf_done);
     if (gp->pf_mu_init)
@@ -603,6 +618,82 @@ static g16_status spare_create(g16__gpu_prover *gp, g16_error *err)
     return g16__gpu_event_create(&gp->pf_done, gp->gpu, err);
 }
 
+/* Bytes of matrix k's words and row pointers on the device. */
+static size_t matrix_bytes(const struct g16_r1cs *r, int k)
+{
+    const g16__csr *m = &r->mat[k];
+    return m->nwords * 4 + (r->num_constraints + 1) * (m->rp32 ? 4 : 8);
+}
+
+/* G16_GPU_SPMV: unset, empty or 1: A·w, B·w, C·w on the device when the queries are resident and
+ * the matrices fit beside them with the largest MSM's scratch kept free; 0: on the CPU. */
+static g16_status spmv_env(int *on, g16_error *err)
+{
+    const char *env = getenv("G16_GPU_SPMV");
+    *on = 1;
+    if (!env || !*env || !strcmp(env, "1"))
+        return G16_OK;
+    if (strcmp(env, "0") != 0)
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_SPMV='%s': expected 0 or 1", env);
+    *on = 0;
+    return G16_OK;
+}
+
+/* The matrices and the dictionary uploaded (resident queries only; the note says why not
+ * otherwise). When they do not fit, the SpMV stays on the CPU: no error. On: no a/b/c prefetch
+ * (nothing on the host to prefetch), and the rows are checked on the device. */
+static g16_status spmv_create(g16__gpu_prover *gp, g16_error *err)
+{
+    g16_status st = G16_OK;
+    const struct g16_r1cs *r = gp->r;
+    g16__gpu_plan plan;
+    g16_error e = {0, ""};
+    char what[160];
+    g16__gpu_plan_init(&plan);
+    for (int k = 0; k < 3; k++)
+        g16__gpu_plan_add(&plan, k == 0 ? "matrix A" : k == 1 ? "matrix B" : "matrix C", matrix_bytes(r, k));
+    g16__gpu_plan_add(&plan, "coefficients", r->num_coeffs * sizeof(g16_fr));
+    g16__gpu_plan_add(&plan, "largest MSM's scratch, kept free", largest_scratch(gp));
+    st = g16__gpu_plan_check(gp->gpu, &plan, &e);
+    if (st == G16_ERR_NOMEM) {
+        g16__gpu_plan_format(&plan, what, sizeof what);
+        snprintf(gp->spmv_note, sizeof gp->spmv_note, "; A/B/C times the witness on the CPU: the device needs %.160s "
+                 "beside the queries", what);
+        return G16_OK;
+    }
+    if (st != G16_OK)
+        goto fail;
+    g16__span sp = g16__span_begin("gpu.upload_matrices");
+    for (int k = 0; k < 3 && st == G16_OK; k++) {
+        const g16__csr *m = &r->mat[k];
+        size_t rp_bytes = (r->num_constraints + 1) * (m->rp32 ? 4 : 8);
+        const void *rp = m->rp32 ? (const void *)m->rp32 : (const void *)m->rp64;
+        if ((st = g16__gpu_alloc(gp->gpu, (void **)&gp->dwords[k], m->nwords ? m->nwords * 4 : 4, "matrix words",
+                                 &e)) == G16_OK &&
+            (st = g16__gpu_alloc(gp->gpu, &gp->drp[k], rp_bytes, "matrix row pointers", &e)) == G16_OK &&
+            (!m->nwords || (st = g16__gpu_upload(gp->gpu, gp->dwords[k], m->w, m->nwords * 4, &e)) == G16_OK))
+            st = g16__gpu_upload(gp->gpu, gp->drp[k], rp, rp_bytes, &e);
+    }
+    if (st == G16_OK &&
+        (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dcoeffs, r->num_coeffs * sizeof(g16_fr), "coefficients", &e)) ==
+            G16_OK &&
+        (st = g16__gpu_upload(gp->gpu, gp->dcoeffs, r->coeffs, r->num_coeffs * sizeof(g16_fr), &e)) == G16_OK)
+        st = g16__gpu_sync(gp->gpu, &e);
+    if (st == G16_OK && !gp->dcheck)
+        st = g16__gpu_alloc(gp->gpu, (void **)&gp->dcheck, sizeof *gp->dcheck, "witness check verdict", &e);
+    g16__span_end(sp);
+    if (st != G16_OK)
+        goto fail;
+    gp->spmv = 1;
+    gp->pf_mode = 0;
+    snprintf(gp->pf_note, sizeof gp->pf_note, "A/B/C times the witness on the device");
+    return G16_OK;
+fail:
+    if (err)
+        *err = e;
+    return st;
+}
+
 g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struct g16_params *p,
                                   const struct g16_r1cs *r, g16_error *err)
 {
@@ -620,7 +711,9 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
     }
     gp->pf_mu_init = 1;
     g16__span sp = g16__span_begin_n("gpu.prover_create", (uint64_t)device);
-    if ((st = prefetch_env(&gp->pf_mode, err)) != G16_OK || (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
+    int spmv = 0;
+    if ((st = prefetch_env(&gp->pf_mode, err)) != G16_OK || (st = spmv_env(&spmv, err)) != G16_OK ||
+        (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
         goto cleanup;
     if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, g16__params_root_generator(p), NULL, err)) != G16_OK)
         goto cleanup;
@@ -654,7 +747,11 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         gp->stream_overlap = !(ov && !strcmp(ov, "0"));
         pin_acquire(gp);
     }
-    if (!gp->resident || !gp->pf_mode) {
+    if (gp->resident && spmv && (st = spmv_create(gp, err)) != G16_OK)
+        goto cleanup;
+    if (gp->spmv) {
+        /* the note says so; no a/b/c prefetch */
+    } else if (!gp->resident || !gp->pf_mode) {
         snprintf(gp->pf_note, sizeof gp->pf_note, "no a/b/c prefetch (%s)",
                  gp->pf_mode ? "queries streamed" : "G16_GPU_PREFETCH=0");
         gp->pf_mode = 0;
@@ -678,7 +775,7 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
     g16__gpu_info info;
     g16__gpu_get_info(gp->gpu, &info);
     if (gp->resident)
-        snprintf(buf, len, "gpu %d (%s), queries resident, %s", info.device, info.name, gp->pf_note);
+        snprintf(buf, len, "gpu %d (%s), queries resident, %s%s", info.device, info.name, gp->pf_note, gp->spmv_note);
     else
         snprintf(buf, len,
                  "gpu %d (%s), queries streamed in chunks of up to %zu points (they do not all fit) from %s host "
@@ -709,14 +806,52 @@ static int pf_holds(const g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b,
     return gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c;
 }
 
-g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
-                             const g16_fr *w, g16_error *err)
+/* a, b, c = A·w, B·w, C·w into the current set from the witness in dw (span gpu.spmv, waited
+ * for inside it so that it is the kernels' time). */
+static g16_status spmv_abc(g16__gpu_prover *gp, g16_error *err)
+{
+    g16_status st = G16_OK;
+    const struct g16_r1cs *r = gp->r;
+    size_t n = r->n;
+    g16__span sp = g16__span_begin_n("gpu.spmv", r->num_constraints);
+    for (int k = 0; k < 3 && st == G16_OK; k++) {
+        int wide = r->mat[k].rp32 == NULL;
+        st = g16__gpu_spmv(gp->gpu, gp->dabc + k * n, n, r->num_constraints, wide ? NULL : (const uint32_t *)gp->drp[k],
+                           wide ? (const uint64_t *)gp->drp[k] : NULL, gp->dwords[k], gp->dcoeffs, gp->dw, err);
+    }
+    if (st == G16_OK)
+        st = g16__gpu_sync(gp->gpu, err);
+    g16__span_end(sp);
+    return st;
+}
+
+/* The H step's a, b, c from the witness on the device: w uploaded first (synchronously: the
+ * SpMV reads it), or, with w = NULL, the one g16__gpu_prover_msms_w left in dw. */
+static g16_status h_inputs_spmv(g16__gpu_prover *gp, const g16_fr *w, int dw_early, g16_error *err)
+{
+    g16_status st = G16_OK;
+    const struct g16_r1cs *r = gp->r;
+    if (!gp->spmv)
+        return g16__error(err, G16_ERR_ARG, "gpu prover: no a, b, c given and the matrices are not on the device");
+    if (!w && !dw_early)
+        return g16__error(err, G16_ERR_ARG, "gpu prover: no witness on the device for the SpMV");
+    if (w) {
+        g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
+        st = g16__gpu_upload(gp->gpu, gp->dw, w, (r->num_inputs + r->num_aux) * sizeof(g16_fr), err);
+        if (st == G16_OK)
+            st = g16__gpu_sync(gp->gpu, err);
+        g16__span_end(sp);
+    }
+    return st == G16_OK ? spmv_abc(gp, err) : st;
+}
+
+/* The H step's a, b, c from the host into the current set: the prefetched set when it holds
+ * exactly these vectors, else uploaded now. */
+static g16_status h_inputs_host(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                                g16_error *err)
 {
     g16_status st = G16_OK;
     size_t n = gp->r->n;
-    gp->have_h = 0;
-    gp->w_src = NULL;
-    gp->check_bad = UINT64_MAX;
     pthread_mutex_lock(&gp->pf_mu);
     int take = pf_holds(gp, a, b, c);
     if (take) {
@@ -738,7 +873,23 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
         }
     }
     pthread_mutex_unlock(&gp->pf_mu);
-    if (st != G16_OK || (!take && (st = upload_abc(gp, a, b, c, err)) != G16_OK))
+    if (st == G16_OK && !take)
+        st = upload_abc(gp, a, b, c, err);
+    return st;
+}
+
+g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                             const g16_fr *w, g16_error *err)
+{
+    g16_status st = G16_OK;
+    size_t n = gp->r->n;
+    int dw_early = gp->dw_early;
+    gp->have_h = 0;
+    gp->w_src = NULL;
+    gp->dw_early = 0; /* used now, or left behind by this step's upload */
+    gp->check_bad = UINT64_MAX;
+    st = a ? h_inputs_host(gp, a, b, c, err) : h_inputs_spmv(gp, w, dw_early, err);
+    if (st != G16_OK)
         return st;
     /* the rows' check before the NTTs transform a, b, c in place (same stream) */
     if (gp->dcheck && (st = g16__gpu_check_products(gp->gpu, gp->dabc, gp->dabc + n, gp->dabc + 2 * n,
@@ -746,7 +897,7 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
         return st;
     if ((st = g16__gpu_ntt_groth16_h_device(gp->ntt, gp->dabc, gp->dabc + n, gp->dabc + 2 * n, err)) != G16_OK)
         return st;
-    if (w) {
+    if (w && a) { /* (the SpMV path uploaded it already) */
         /* the witness crosses PCIe while the NTTs run (nothing on the device reads dw now: the
          * previous proof's MSMs returned synchronized) */
         g16__span sp = g16__span_begin_n("gpu.upload_witness", gp->r->num_inputs + gp->r->num_aux);
@@ -957,8 +1108,10 @@ g16_status g16__gpu_prover_msms_w(g16__gpu_prover *gp, g16__query_sums *out, con
     if (gp->have_h)
         return g16__error(err, G16_ERR_ARG, "gpu prover: the witness MSMs come before the H step or after msm.h");
     gp->w_src = NULL;
+    gp->dw_early = 0;
     if ((st = upload_witness(gp, w, err)) != G16_OK || (st = witness_msms(gp, out, NULL, NULL, err)) != G16_OK)
         return st;
+    gp->dw_early = 1; /* for an H step from the matrices on the device, given w = NULL */
     gp->n_early++;
     return G16_OK;
 }
@@ -967,12 +1120,15 @@ g16_status g16__gpu_prover_msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll
                                  g16_error *err)
 {
     gp->w_src = NULL;
+    gp->dw_early = 0;
     return msm_h(gp, out, poll, poll_ctx, err);
 }
 
 uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp) { return gp->n_early; }
 
 int g16__gpu_prover_checks(const g16__gpu_prover *gp) { return gp->dcheck != NULL; }
+
+int g16__gpu_prover_spmv(const g16__gpu_prover *gp) { return gp->spmv; }
 
 uint64_t g16__gpu_prover_check_first_bad(const g16__gpu_prover *gp) { return gp->check_bad; }
 

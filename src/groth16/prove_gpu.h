@@ -77,7 +77,12 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len);
  * g16__gpu_prover_msms (the host vectors are only read). w, when not NULL, is the witness that
  * the next g16__gpu_prover_msms will be given: it is uploaded while the NTTs run (span
  * gpu.upload_witness inside the H step). g16__gpu_prover_h_download copies that H to the host
- * (r->n elements; for tests). */
+ * (r->n elements; for tests).
+ *
+ * With the matrices on the device (g16__gpu_prover_spmv), a = b = c = NULL computes a, b, c there
+ * from w (uploaded first, synchronously: span gpu.upload_witness) or, with w = NULL too, from the
+ * witness the last g16__gpu_prover_msms_w left on the device (G16_ERR_ARG when there is none, or
+ * when the matrices are not on the device); span gpu.spmv. The host vectors are not needed at all. */
 g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                              const g16_fr *w, g16_error *err);
 g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error *err);
@@ -119,6 +124,15 @@ uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp);
  * g16__gpu_prover_msms_w is allowed again). g16__gpu_prover_checks says whether it is on. */
 int g16__gpu_prover_checks(const g16__gpu_prover *gp);
 uint64_t g16__gpu_prover_check_first_bad(const g16__gpu_prover *gp);
+
+/* A·w, B·w, C·w on the device (G16_GPU_SPMV, default 1: when the queries are resident and the
+ * three matrices and their coefficients fit beside them, the largest MSM's scratch kept free; 0:
+ * never). Then the pipeline's CPU stage only copies the witness into its page-locked slot and
+ * checks its length and w[0]; there is no a/b/c prefetch (prefetch mode 0) and the rows are
+ * checked on the device (g16__gpu_prover_checks is 1). At 2^27 this replaces ~0.7 s of SpMV on 16
+ * host cores and the 12 GB a/b/c upload per circuit; the matrices take ~5 bytes per entry plus 4
+ * (or 8) per row. 1 when on. */
+int g16__gpu_prover_spmv(const g16__gpu_prover *gp);
 
 /* The prefetch mode the prover was created with: 0 none (G16_GPU_PREFETCH=0, streaming mode, or
  * no room for the spare a, b, c: g16__gpu_prover_prefetch is then a no-op), 1 prefetch, 2 prefetch
