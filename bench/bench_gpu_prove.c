@@ -110,7 +110,8 @@ int main(int argc, char **argv)
     g16__gpu_get_info(g, &info);
     const char *chk = getenv("G16_GPU_CHECK"), *early_env = getenv("G16_GPU_EARLY_W"), *spmv = getenv("G16_GPU_SPMV");
     printf("Groth16 prove on the GPU backend (%s), demo '%s', batch %zu, devices %s; ms per batch "
-           "(phase columns: sums over the batch's circuits); witness rows checked on the %s (G16_GPU_CHECK); "
+           "(phase columns: sums over the batch's circuits); witness rows checked on the %s (G16_GPU_CHECK; always on "
+           "the device when the SpMV is there); "
            "early witness MSMs %s (G16_GPU_EARLY_W); A/B/C times the witness on the device when they fit, "
            "G16_GPU_SPMV=%s (the rows are then checked on the device too; the backend line on stderr says which)\n\n",
            info.name, kind == G16_DEMO_BITS ? "bits" : "field", batch, devices,
