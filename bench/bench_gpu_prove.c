@@ -116,8 +116,8 @@ int main(int argc, char **argv)
            "G16_GPU_SPMV=%s (the rows are then checked on the device too; the backend line on stderr says which)\n\n",
            info.name, kind == G16_DEMO_BITS ? "bits" : "field", batch, devices,
            chk && !strcmp(chk, "1") ? "device" : "CPU", early_env ? early_env : "default", spmv ? spmv : "default (1)");
-    printf("| log2 m | run | prove | per proof | check | spmv | spmv (gpu) | H (gpu) | msm.h | msm.l | msm.a | msm.b_g1 | "
-           "msm.b_g2 | upload w | upload a,b,c | prefetched | witness MSMs early | wait prefetch | compact a, b | "
+    printf("| log2 m | run | prove | per proof | check | spmv | spmv (gpu) | H (gpu) | msm.h | msm.l | msm.a | "
+           "msm.b_g1 | msm.b_g2 | upload w | upload a,b,c | prefetched | witness MSMs early | wait prefetch | compact a, b | "
            "assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (unsigned lg = min_log; lg <= max_log; lg++) {
@@ -171,8 +171,8 @@ int main(int argc, char **argv)
             uint64_t early = g16__trace_query("prove/prove.witness_early", &ps) == G16_OK ? ps.count : 0;
             struct rusage ru;
             getrusage(RUSAGE_SELF, &ru);
-            printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %llu | "
-                   "%llu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |\n",
+            printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
+                   "%.1f | %llu | %llu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |\n",
                    lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
                    bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.spmv"),
                    bench_span_ms("prove/prove.circuit/ntt.h.gpu"),

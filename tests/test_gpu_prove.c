@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "field/fr.h"
 #include "gpu/gpu.h"
 #include "groth16/prove_gpu.h"
 #include "msm/msm.h"
@@ -490,8 +491,8 @@ static void test_batch_failure(void **state)
         printf("  %s%s%s%s%s: an unsatisfied witness in a batch of %zu is named as the CPU names it, then the batch "
                "proves\n",
                backends[b], prefetch[b] ? " (G16_GPU_PREFETCH=wait)" : "", gpu_check[b] ? " (G16_GPU_CHECK=1)" : "",
-               early[b] ? " (G16_GPU_EARLY_W=2)" : "", spmv[b] ? (*spmv[b] == '1' ? " (SpMV on the device)" : " (SpMV on the CPU)") : "",
-               f.count);
+               early[b] ? " (G16_GPU_EARLY_W=2)" : "",
+               spmv[b] ? (*spmv[b] == '1' ? " (SpMV on the device)" : " (SpMV on the CPU)") : "", f.count);
         g16_prover_destroy(pv);
         if (spmv[b])
             env_restore("G16_GPU_SPMV", saved_spmv);
@@ -656,8 +657,8 @@ static void test_gpu_spmv(void **state)
                 fail_msg("prover: %s", err.msg);
             g16__gpu_prover_describe(gp, line, sizeof line);
             assert_true(g16__gpu_prover_spmv(gp) && g16__gpu_prover_checks(gp));
-            assert_int_equal(g16__gpu_prover_prefetch_mode(gp), 0);
-            if (!strstr(line, "A/B/C times the witness on the device"))
+            assert_int_equal(g16__gpu_prover_prefetch_mode(gp), 1);
+            if (!strstr(line, "A/B/C times the witness on the device, next witness prefetched"))
                 fail_msg("backend line: '%s'", line);
             g16__gpu_prover_destroy(gp);
             gp = NULL;
@@ -682,6 +683,89 @@ static void test_gpu_spmv(void **state)
         fixture_free(&f);
     }
     g16__gpu_close(g);
+}
+
+/* The device SpMV on synthetic rows that the demos do not have: lengths 0 to 300 entries with every
+ * length around the warp threshold (16 and 17 words), long rows of ±1 entries only, of ids only and
+ * mixed, ids up to 2^20 (their words have high bits set, never bit 31), a long row first and last;
+ * against a schoolbook sum on the CPU field. */
+static void test_gpu_spmv_rows(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    enum { ROWS = 3000, NW = 5000, NC = (1 << 20) + 7, NOUT = 3100 };
+    g16__gpu *g = NULL;
+    g16_error err = {0, ""};
+    g16_fr *w = malloc(NW * sizeof *w), *coeffs = malloc(NC * sizeof *coeffs), *want = malloc(NOUT * sizeof *want),
+           *got = malloc(NOUT * sizeof *got), *dw = NULL, *dc = NULL, *dout = NULL;
+    uint64_t *rp = malloc((ROWS + 1) * sizeof *rp);
+    size_t cap = (size_t)ROWS * 600 + 1;
+    uint32_t *words = malloc(cap * sizeof *words), *dwords = NULL;
+    uint64_t *drp = NULL;
+    assert_true(w && coeffs && want && got && rp && words);
+    for (size_t i = 0; i < NW; i++)
+        tu_rand_fr(&w[i]);
+    for (size_t i = 0; i < NC; i++)
+        tu_rand_fr(&coeffs[i]);
+    uint64_t k = 0;
+    for (size_t i = 0; i < ROWS; i++) {
+        rp[i] = k;
+        unsigned mode = (unsigned)(tu_rand64() % 4); /* 0 mixed, 1 ±1 only, 2 ids only, 3 mixed */
+        size_t len = i == 0 || i == ROWS - 1 ? 300 : i % 7 == 0 ? (size_t)(tu_rand64() % 301)
+                     : i % 5 == 0 ? 8 + (size_t)(tu_rand64() % 12) /* 8..19 entries: 16 and 17 words */
+                                  : (size_t)(tu_rand64() % 6);
+        g16_fr acc, t;
+        g16__fr_set_zero(&acc);
+        for (size_t e = 0; e < len; e++) {
+            uint32_t col = (uint32_t)(tu_rand64() % NW);
+            unsigned kind = mode == 1 ? (unsigned)(tu_rand64() % 2) : mode == 2 ? 2 : (unsigned)(tu_rand64() % 3);
+            if (kind == 0) {
+                words[k++] = col;
+                g16__fr_add(&acc, &acc, &w[col]);
+            } else if (kind == 1) {
+                words[k++] = col | 0x40000000u;
+                g16__fr_sub(&acc, &acc, &w[col]);
+            } else {
+                uint32_t id = (uint32_t)(tu_rand64() % NC);
+                words[k++] = col | 0x80000000u;
+                words[k++] = id;
+                g16__fr_mul(&t, &w[col], &coeffs[id]);
+                g16__fr_add(&acc, &acc, &t);
+            }
+        }
+        want[i] = acc;
+    }
+    rp[ROWS] = k;
+    for (size_t i = ROWS; i < NOUT; i++)
+        g16__fr_set_zero(&want[i]);
+    if (g16__gpu_open(&g, 0, &err) != G16_OK ||
+        g16__gpu_alloc(g, (void **)&dw, NW * sizeof *w, "w", &err) != G16_OK ||
+        g16__gpu_alloc(g, (void **)&dc, NC * sizeof *coeffs, "coeffs", &err) != G16_OK ||
+        g16__gpu_alloc(g, (void **)&dout, NOUT * sizeof *got, "out", &err) != G16_OK ||
+        g16__gpu_alloc(g, (void **)&dwords, (k + 1) * sizeof *words, "words", &err) != G16_OK ||
+        g16__gpu_alloc(g, (void **)&drp, (ROWS + 1) * sizeof *rp, "rp", &err) != G16_OK)
+        fail_msg("setup: %s", err.msg);
+    memset(got, 0xa5, NOUT * sizeof *got);
+    assert_int_equal(g16__gpu_upload(g, dw, w, NW * sizeof *w, &err), G16_OK);
+    assert_int_equal(g16__gpu_upload(g, dc, coeffs, NC * sizeof *coeffs, &err), G16_OK);
+    assert_int_equal(g16__gpu_upload(g, dout, got, NOUT * sizeof *got, &err), G16_OK);
+    assert_int_equal(g16__gpu_upload(g, dwords, words, k * sizeof *words, &err), G16_OK);
+    assert_int_equal(g16__gpu_upload(g, drp, rp, (ROWS + 1) * sizeof *rp, &err), G16_OK);
+    if (g16__gpu_spmv(g, dout, NOUT, ROWS, NULL, drp, dwords, dc, dw, &err) != G16_OK)
+        fail_msg("spmv: %s", err.msg);
+    assert_int_equal(g16__gpu_download(g, got, dout, NOUT * sizeof *got, &err), G16_OK);
+    assert_int_equal(g16__gpu_sync(g, &err), G16_OK);
+    for (size_t i = 0; i < NOUT; i++)
+        if (memcmp(&got[i], &want[i], sizeof *got) != 0)
+            fail_msg("synthetic row %zu (%llu words): the device's sum differs from the CPU's", i,
+                     i < ROWS ? (unsigned long long)(rp[i + 1] - rp[i]) : 0ull);
+    printf("  synthetic rows (0-300 entries, %llu words, ids to 2^20): device SpMV = schoolbook sums\n",
+           (unsigned long long)k);
+    g16__gpu_free(g, dw), g16__gpu_free(g, dc), g16__gpu_free(g, dout), g16__gpu_free(g, dwords),
+        g16__gpu_free(g, drp);
+    g16__gpu_close(g);
+    free(w), free(coeffs), free(want), free(got), free(rp), free(words);
 }
 
 /* The five query sums of witness w with H (host), on the CPU. */
@@ -713,7 +797,7 @@ static g16_status poll_prefetch(void *ctx, g16_error *err)
 {
     poll_state *ps = ctx;
     ps->calls++;
-    return ps->a ? g16__gpu_prover_prefetch(ps->gp, ps->a, ps->b, ps->c, err) : G16_OK;
+    return ps->a ? g16__gpu_prover_prefetch(ps->gp, ps->a, ps->b, ps->c, NULL, err) : G16_OK;
 }
 
 /* One circuit through the prover: the H step from host vectors abc (3n elements; w uploaded with
@@ -802,27 +886,27 @@ static void test_gpu_prefetch(void **state)
     run_circuit(gp, &f, abc[0], f.w[0], want_h[0], &want[0], NULL, "circuit 0 (prefetched earlier)");
     expect_counts(gp, 3, 3, 2, "after circuit 0 again");
     /* released, then rewritten with circuit 2's vectors: the H step must see the new values */
-    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[1], abc[1] + n, abc[1] + 2 * n, &err), G16_OK);
-    assert_int_equal(g16__gpu_prover_release_host(gp, abc[1], abc[1] + n, abc[1] + 2 * n, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[1], abc[1] + n, abc[1] + 2 * n, NULL, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_release_host(gp, abc[1], abc[1] + n, abc[1] + 2 * n, NULL, &err), G16_OK);
     memcpy(keep, abc[1], 3 * n * sizeof(g16_fr));
     memcpy(abc[1], abc[2], 3 * n * sizeof(g16_fr));
     run_circuit(gp, &f, abc[1], f.w[2], want_h[2], &want[2], NULL, "slot 1 rewritten after release");
     memcpy(abc[1], keep, 3 * n * sizeof(g16_fr));
     expect_counts(gp, 4, 3, 3, "after the release");
     /* cancelled: uploads */
-    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[0], abc[0] + n, abc[0] + 2 * n, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[0], abc[0] + n, abc[0] + 2 * n, NULL, &err), G16_OK);
     assert_int_equal(g16__gpu_prover_prefetch_cancel(gp, &err), G16_OK);
     run_circuit(gp, &f, abc[0], f.w[0], want_h[0], &want[0], NULL, "circuit 0 after cancel");
     expect_counts(gp, 5, 3, 4, "after the cancel");
     /* replaced by a newer prefetch; releasing other vectors keeps it */
-    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[0], abc[0] + n, abc[0] + 2 * n, &err), G16_OK);
-    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[2], abc[2] + n, abc[2] + 2 * n, &err), G16_OK);
-    assert_int_equal(g16__gpu_prover_release_host(gp, abc[0], abc[0] + n, abc[0] + 2 * n, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[0], abc[0] + n, abc[0] + 2 * n, NULL, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[2], abc[2] + n, abc[2] + 2 * n, NULL, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_release_host(gp, abc[0], abc[0] + n, abc[0] + 2 * n, NULL, &err), G16_OK);
     run_circuit(gp, &f, abc[0], f.w[0], want_h[0], &want[0], NULL, "circuit 0 (replaced prefetch)");
     run_circuit(gp, &f, abc[2], f.w[2], want_h[2], &want[2], NULL, "circuit 2 (newer prefetch)");
     expect_counts(gp, 7, 4, 5, "after the replacement");
     /* left pending at destroy: harmless */
-    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[1], abc[1] + n, abc[1] + 2 * n, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[1], abc[1] + n, abc[1] + 2 * n, NULL, &err), G16_OK);
     g16__gpu_prover_destroy(gp);
     gp = NULL;
 
@@ -912,49 +996,61 @@ static void test_gpu_prefetch_batch(void **state)
     fixture_make(&f, G16_DEMO_BITS, 5000, 5);
     g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
     assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
-    char *saved_spmv = env_set("G16_GPU_SPMV", "0"); /* with the SpMV on the device nothing is prefetched */
-    static const char *const modes[] = {"wait", "1", "0"};
-    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
-        char *saved = env_set("G16_GPU_PREFETCH", modes[m]);
+    /* a, b, c from the CPU (prefetched: a, b, c), then from the device's SpMV (prefetched: the witness) */
+    /* no early witness MSMs: with the SpMV an early circuit's H step neither uploads nor takes a
+     * prefetch, which would blur the counts */
+    char *saved_early = env_set("G16_GPU_EARLY_W", "0");
+    for (int spmv = 0; spmv < 2; spmv++) {
+        char *saved_spmv = env_set("G16_GPU_SPMV", spmv ? "1" : "0");
+        static const char *const modes[] = {"wait", "1", "0"};
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+            char *saved = env_set("G16_GPU_PREFETCH", modes[m]);
+            memset(gpu, 0, f.count * sizeof *gpu);
+            g16__trace_reset();
+            g16__trace_enable(G16__TRACE_RECORD);
+            g16_status st = prove_with(&f, gpu, "gpu", "0", &err);
+            g16__trace_enable(0);
+            const char *up = spmv ? "prove/prove.circuit/ntt.h.gpu/gpu.upload_witness"
+                                  : "prove/prove.circuit/ntt.h.gpu/gpu.upload_abc";
+            const char *pf_poll = spmv ? "prove/prove.circuit/gpu.prefetch_w"
+                                       : "prove/prove.circuit/gpu.prefetch_abc";
+            /* a root: the synth thread has no parent span */
+            const char *pf_synth = spmv ? "prove.prefetch/gpu.prefetch_w" : "prove.prefetch/gpu.prefetch_abc";
+            uint64_t used = span_count("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch");
+            uint64_t uploaded = span_count(up);
+            /* issued by the GPU stage's polls or, as soon as the slot is ready, by the synth thread */
+            uint64_t issued = span_count(pf_poll) + span_count(pf_synth);
+            g16__trace_reset();
+            env_restore("G16_GPU_PREFETCH", saved);
+            if (st != G16_OK)
+                fail_msg("G16_GPU_PREFETCH=%s, G16_GPU_SPMV=%d: %s", modes[m], spmv, err.msg);
+            expect_same_proofs(cpu, gpu, f.count, modes[m]);
+            printf("  G16_GPU_PREFETCH=%s, G16_GPU_SPMV=%d, batch of %zu, one worker: %llu prefetches issued, %llu "
+                   "used, %llu synchronous uploads; proofs = CPU\n",
+                   modes[m], spmv, f.count, (unsigned long long)issued, (unsigned long long)used,
+                   (unsigned long long)uploaded);
+            assert_int_equal(used + uploaded, f.count);
+            assert_true(used <= issued);
+            if (!strcmp(modes[m], "wait")) {
+                assert_int_equal(used, f.count - 1);
+                assert_int_equal(issued, f.count - 1);
+                assert_int_equal(uploaded, 1);
+            } else if (!strcmp(modes[m], "0")) {
+                assert_int_equal(issued, 0);
+                assert_int_equal(used, 0);
+            }
+        }
+        char *saved = env_set("G16_GPU_PREFETCH", "wait");
         memset(gpu, 0, f.count * sizeof *gpu);
-        g16__trace_reset();
-        g16__trace_enable(G16__TRACE_RECORD);
-        g16_status st = prove_with(&f, gpu, "gpu", "0", &err);
-        g16__trace_enable(0);
-        uint64_t used = span_count("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch");
-        uint64_t uploaded = span_count("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc");
-        /* issued by the GPU stage's polls or, as soon as the slot is ready, by the synth thread */
-        uint64_t issued = span_count("prove/prove.circuit/gpu.prefetch_abc") +
-                          span_count("prove.prefetch/gpu.prefetch_abc"); /* a root: the synth thread has no parent span */
-        g16__trace_reset();
+        g16_status st = prove_with(&f, gpu, "gpu", "0,0", &err);
         env_restore("G16_GPU_PREFETCH", saved);
         if (st != G16_OK)
-            fail_msg("G16_GPU_PREFETCH=%s: %s", modes[m], err.msg);
-        expect_same_proofs(cpu, gpu, f.count, modes[m]);
-        printf("  G16_GPU_PREFETCH=%s, batch of %zu, one worker: %llu prefetches issued, %llu used, %llu "
-               "synchronous uploads; proofs = CPU\n",
-               modes[m], f.count, (unsigned long long)issued, (unsigned long long)used,
-               (unsigned long long)uploaded);
-        assert_int_equal(used + uploaded, f.count);
-        assert_true(used <= issued);
-        if (!strcmp(modes[m], "wait")) {
-            assert_int_equal(used, f.count - 1);
-            assert_int_equal(issued, f.count - 1);
-            assert_int_equal(uploaded, 1);
-        } else if (!strcmp(modes[m], "0")) {
-            assert_int_equal(issued, 0);
-            assert_int_equal(used, 0);
-        }
+            fail_msg("two workers, G16_GPU_PREFETCH=wait, G16_GPU_SPMV=%d: %s", spmv, err.msg);
+        expect_same_proofs(cpu, gpu, f.count, "two workers with prefetch");
+        env_restore("G16_GPU_SPMV", saved_spmv);
+        printf("  two workers on device 0 with G16_GPU_PREFETCH=wait, G16_GPU_SPMV=%d: proofs = CPU\n", spmv);
     }
-    char *saved = env_set("G16_GPU_PREFETCH", "wait");
-    memset(gpu, 0, f.count * sizeof *gpu);
-    g16_status st = prove_with(&f, gpu, "gpu", "0,0", &err);
-    env_restore("G16_GPU_PREFETCH", saved);
-    if (st != G16_OK)
-        fail_msg("two workers, G16_GPU_PREFETCH=wait: %s", err.msg);
-    expect_same_proofs(cpu, gpu, f.count, "two workers with prefetch");
-    env_restore("G16_GPU_SPMV", saved_spmv);
-    printf("  two workers on device 0 with G16_GPU_PREFETCH=wait: proofs = CPU\n");
+    env_restore("G16_GPU_EARLY_W", saved_early);
     free(cpu);
     free(gpu);
     fixture_free(&f);
@@ -1116,6 +1212,7 @@ int main(void)
         cmocka_unit_test(test_gpu_equals_cpu),
         cmocka_unit_test(test_gpu_h_step),
         cmocka_unit_test(test_gpu_spmv),
+        cmocka_unit_test(test_gpu_spmv_rows),
         cmocka_unit_test(test_prover_reuse),
         cmocka_unit_test(test_batch_failure),
         cmocka_unit_test(test_gpu_prefetch),

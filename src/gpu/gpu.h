@@ -206,7 +206,8 @@ g16_status g16__gpu_check_products(g16__gpu *g, const g16_fr *a, const g16_fr *b
  * (rows + 1 offsets). Enqueues, on the context's stream, out[i] = the row's sum of coeff·w[col] for
  * i < rows and out[i] = 0 for rows <= i < n_out. Everything is device memory, Montgomery form,
  * reduced: out has the CPU's g16_r1cs_eval bytes. Columns and ids are trusted (a compiled r1cs
- * keeps them in range of w and coeffs). */
+ * keeps them in range of w and coeffs); the ids must be below 2^31 (rows of more than 16 words are
+ * summed by a whole warp, whose lanes find the entries' first words by that bit). */
 g16_status g16__gpu_spmv(g16__gpu *g, g16_fr *out, uint64_t n_out, uint64_t rows, const uint32_t *rp32,
                          const uint64_t *rp64, const uint32_t *words, const g16_fr *coeffs, const g16_fr *w,
                          g16_error *err);

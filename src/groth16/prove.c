@@ -644,6 +644,14 @@ typedef struct {
     g16__query_sums early[2];
 } pipe_ctx;
 
+/* A slot whose inputs to the H step are page-locked (the witness with the SpMV on the device, else
+ * a, b, c): from pageable memory the copy would hold the calling thread about as long as the H
+ * step's own upload, no gain, so no prefetch. */
+static int slot_prefetchable(const g16__gpu_prover *gp, const h_buffers *hb)
+{
+    return g16__gpu_prover_spmv(gp) ? hb->w != NULL : hb->pinned;
+}
+
 /* The synth thread's prefetch of the slot it just made READY (prove_gpu.h: _early), from the
  * second circuit it fills on: the first one's GPU stage is idle, waiting for it, and uploads it
  * at once. Only from page-locked slots, and not after a failure. A device error fails the batch
@@ -652,11 +660,11 @@ static g16_status prefetch_early(pipe_ctx *pc, int slot, size_t nfilled, g16_err
 {
     h_buffers *hb = &pc->wk->hb[slot];
     g16__gpu_prover *gp = pc->wk->gp;
-    if (nfilled == 0 || !gp || !hb->pinned || !g16__gpu_prover_prefetch_mode(gp) ||
+    if (nfilled == 0 || !gp || !slot_prefetchable(gp, hb) || !g16__gpu_prover_prefetch_mode(gp) ||
         __atomic_load_n(&pc->b->failed, __ATOMIC_ACQUIRE))
         return G16_OK;
     g16__span sp = g16__span_begin_n("prove.prefetch", pc->idx[slot]);
-    g16_status st = g16__gpu_prover_prefetch_early(gp, hb->a, hb->b, hb->c, err);
+    g16_status st = g16__gpu_prover_prefetch_early(gp, hb->a, hb->b, hb->c, hb->w, err);
     g16__span_end(sp);
     return st;
 }
@@ -739,11 +747,10 @@ static g16_status prefetch_next(void *ctx, g16_error *err)
     int ready = pc->state[next] == SLOT_READY;
     pthread_mutex_unlock(&pc->mu);
     h_buffers *hb = &pc->wk->hb[next];
-    /* from pageable slots (pinning failed) the copy would hold this thread, with the GPU idle
-     * between two MSMs, about as long as the H step's own upload: no gain, so none */
-    if (!ready || !hb->pinned)
+    /* (from pageable slots the GPU would idle between two MSMs during the copy) */
+    if (!ready || !slot_prefetchable(gp, hb))
         return G16_OK;
-    return g16__gpu_prover_prefetch(gp, hb->a, hb->b, hb->c, err);
+    return g16__gpu_prover_prefetch(gp, hb->a, hb->b, hb->c, hb->w, err);
 }
 
 /* Waits until the check of the circuit in `slot` is done; its result. */
@@ -852,7 +859,7 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
         /* before the synth thread may rewrite the slot (whether the proof ran, failed or was
          * skipped): no prefetch copy may still read it */
         g16_error re = {0, ""};
-        g16_status rst = g16__gpu_prover_release_host(wk->gp, hb->a, hb->b, hb->c, &re);
+        g16_status rst = g16__gpu_prover_release_host(wk->gp, hb->a, hb->b, hb->c, hb->w, &re);
         if (st == G16_OK && rst != G16_OK) {
             st = rst;
             e = re;

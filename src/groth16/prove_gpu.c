@@ -54,7 +54,7 @@ struct g16__gpu_prover {
     int pf_mu_init;
     int pf_mode; /* g16__gpu_prover_prefetch_mode */
     int pf_pending;
-    const g16_fr *pf_a, *pf_b, *pf_c;
+    const g16_fr *pf_a, *pf_b, *pf_c, *pf_w;
     g16__gpu_event *pf_done;
     uint64_t n_prefetched, n_prefetch_used, n_uploaded, n_early;
     /* the witness check on the device (G16_GPU_CHECK=1): dcheck receives the first failing row of
@@ -69,6 +69,7 @@ struct g16__gpu_prover {
      * spmv = 0 and all NULL when off. dw_early: dw holds the witness of the last
      * g16__gpu_prover_msms_w, which the next H step (given w = NULL) multiplies. */
     int spmv;
+    g16_fr *dw_spare; /* SpMV on: the prefetch's spare witness (NULL without prefetch) */
     char spmv_note[256]; /* why not, when the matrices did not fit (for g16__gpu_prover_describe) */
     uint32_t *dwords[3];
     void *drp[3];
@@ -440,6 +441,7 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
         g16__gpu_free(gp->gpu, gp->dabc);
         g16__gpu_free(gp->gpu, gp->dabc_spare);
         g16__gpu_free(gp->gpu, gp->dw);
+        g16__gpu_free(gp->gpu, gp->dw_spare);
         if (gp->dscal_own)
             g16__gpu_free(gp->gpu, gp->dscal);
         g16__gpu_free(gp->gpu, gp->dbits);
@@ -582,22 +584,26 @@ static g16_status prefetch_env(int *mode, g16_error *err)
     return G16_OK;
 }
 
-/* The spare a, b, c set for prefetching, after the resident queries: only when it leaves the
- * scratch of the largest MSM free (the bound fits_resident uses) besides the reserve; else no prefetch, and the proofs run as they did without it (the note says why, for
- * the backend line). */
+/* The spare set for prefetching (a, b, c; with the SpMV on the device, the witness), after the
+ * resident queries: only when it leaves the scratch of the largest MSM free (the bound
+ * fits_resident uses) besides the reserve; else no prefetch, and the proofs run as they did
+ * without it (the note says why, for the backend line). */
 static g16_status spare_create(g16__gpu_prover *gp, g16_error *err)
 {
-    size_t n = gp->r->n, bytes = 3 * n * sizeof(g16_fr);
+    size_t n = gp->r->n, nw = gp->r->num_inputs + gp->r->num_aux;
+    size_t bytes = (gp->spmv ? (nw ? nw : 1) : 3 * n) * sizeof(g16_fr);
+    const char *what_set = gp->spmv ? "witness" : "a/b/c";
     g16__gpu_plan plan;
     g16_error e = {0, ""};
     char what[160];
     g16__gpu_plan_init(&plan);
-    g16__gpu_plan_add(&plan, "next circuit's a, b, c", bytes);
+    g16__gpu_plan_add(&plan, gp->spmv ? "next circuit's witness" : "next circuit's a, b, c", bytes);
     g16__gpu_plan_add(&plan, "largest MSM's scratch, kept free", largest_scratch(gp));
     g16_status st = g16__gpu_plan_check(gp->gpu, &plan, &e);
     if (st == G16_ERR_NOMEM) {
         g16__gpu_plan_format(&plan, what, sizeof what);
-        snprintf(gp->pf_note, sizeof gp->pf_note, "no a/b/c prefetch: it needs %s beside the queries", what);
+        snprintf(gp->pf_note + strlen(gp->pf_note), sizeof gp->pf_note - strlen(gp->pf_note),
+                 "no %s prefetch: it needs %.160s beside the queries", what_set, what);
         gp->pf_mode = 0;
         return G16_OK;
     }
@@ -608,12 +614,15 @@ static g16_status spare_create(g16__gpu_prover *gp, g16_error *err)
     }
     /* cudaMalloc's out-of-memory reads as G16_ERR_DEVICE (gpu.cu) and is not sticky: a spare that
      * the plan admitted but the allocator refuses only means no prefetch */
-    if (g16__gpu_alloc(gp->gpu, (void **)&gp->dabc_spare, bytes, "spare H step vectors", &e) != G16_OK) {
-        snprintf(gp->pf_note, sizeof gp->pf_note, "no a/b/c prefetch: %.150s", e.msg);
+    if (g16__gpu_alloc(gp->gpu, gp->spmv ? (void **)&gp->dw_spare : (void **)&gp->dabc_spare, bytes,
+                       gp->spmv ? "spare witness" : "spare H step vectors", &e) != G16_OK) {
+        snprintf(gp->pf_note + strlen(gp->pf_note), sizeof gp->pf_note - strlen(gp->pf_note),
+                 "no %s prefetch: %.150s", what_set, e.msg);
         gp->pf_mode = 0;
         return G16_OK;
     }
-    snprintf(gp->pf_note, sizeof gp->pf_note, "next a/b/c prefetched during the MSMs%s",
+    snprintf(gp->pf_note + strlen(gp->pf_note), sizeof gp->pf_note - strlen(gp->pf_note),
+             "next %s prefetched during the MSMs%s", what_set,
              gp->pf_mode == 2 ? " (waiting for it: G16_GPU_PREFETCH=wait)" : "");
     return g16__gpu_event_create(&gp->pf_done, gp->gpu, err);
 }
@@ -649,6 +658,11 @@ static g16_status spmv_create(g16__gpu_prover *gp, g16_error *err)
     g16__gpu_plan plan;
     g16_error e = {0, ""};
     char what[160];
+    if (r->num_coeffs > ((uint64_t)1 << 31)) { /* gpu.h: the device SpMV's ids are below 2^31 */
+        snprintf(gp->spmv_note, sizeof gp->spmv_note, "; A/B/C times the witness on the CPU: %llu coefficients",
+                 (unsigned long long)r->num_coeffs);
+        return G16_OK;
+    }
     g16__gpu_plan_init(&plan);
     for (int k = 0; k < 3; k++)
         g16__gpu_plan_add(&plan, k == 0 ? "matrix A" : k == 1 ? "matrix B" : "matrix C", matrix_bytes(r, k));
@@ -685,8 +699,7 @@ static g16_status spmv_create(g16__gpu_prover *gp, g16_error *err)
     if (st != G16_OK)
         goto fail;
     gp->spmv = 1;
-    gp->pf_mode = 0;
-    snprintf(gp->pf_note, sizeof gp->pf_note, "A/B/C times the witness on the device");
+    snprintf(gp->pf_note, sizeof gp->pf_note, "A/B/C times the witness on the device, ");
     return G16_OK;
 fail:
     if (err)
@@ -749,11 +762,9 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
     }
     if (gp->resident && spmv && (st = spmv_create(gp, err)) != G16_OK)
         goto cleanup;
-    if (gp->spmv) {
-        /* the note says so; no a/b/c prefetch */
-    } else if (!gp->resident || !gp->pf_mode) {
-        snprintf(gp->pf_note, sizeof gp->pf_note, "no a/b/c prefetch (%s)",
-                 gp->pf_mode ? "queries streamed" : "G16_GPU_PREFETCH=0");
+    if (!gp->resident || !gp->pf_mode) {
+        snprintf(gp->pf_note + strlen(gp->pf_note), sizeof gp->pf_note - strlen(gp->pf_note), "no %s prefetch (%s)",
+                 gp->spmv ? "witness" : "a/b/c", gp->pf_mode ? "queries streamed" : "G16_GPU_PREFETCH=0");
         gp->pf_mode = 0;
     } else if ((st = spare_create(gp, err)) != G16_OK) {
         goto cleanup;
@@ -800,9 +811,12 @@ static g16_status upload_abc(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     return st;
 }
 
-/* The pending prefetch holds exactly these host vectors (pf_mu held). */
-static int pf_holds(const g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c)
+/* The pending prefetch holds exactly these host inputs (pf_mu held): the witness with the SpMV on
+ * the device, else a, b, c. */
+static int pf_holds(const g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c, const g16_fr *w)
 {
+    if (gp->spmv)
+        return gp->pf_pending && gp->pf_w == w;
     return gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c;
 }
 
@@ -835,12 +849,29 @@ static g16_status h_inputs_spmv(g16__gpu_prover *gp, const g16_fr *w, int dw_ear
         return g16__error(err, G16_ERR_ARG, "gpu prover: no a, b, c given and the matrices are not on the device");
     if (!w && !dw_early)
         return g16__error(err, G16_ERR_ARG, "gpu prover: no witness on the device for the SpMV");
-    if (w) {
+    pthread_mutex_lock(&gp->pf_mu);
+    int take = w && pf_holds(gp, NULL, NULL, NULL, w);
+    if (take) { /* as h_inputs_host: the prefetched witness becomes the current one */
+        g16_fr *t = gp->dw;
+        g16__span sp = g16__span_begin_n("gpu.wait_prefetch", r->num_inputs + r->num_aux);
+        gp->pf_pending = 0;
+        st = g16__gpu_event_sync(gp->pf_done, err);
+        g16__span_end(sp);
+        if (st == G16_OK) {
+            gp->dw = gp->dw_spare;
+            gp->dw_spare = t;
+            gp->n_prefetch_used++;
+        }
+    }
+    pthread_mutex_unlock(&gp->pf_mu);
+    if (st == G16_OK && w && !take) {
         g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
         st = g16__gpu_upload(gp->gpu, gp->dw, w, (r->num_inputs + r->num_aux) * sizeof(g16_fr), err);
         if (st == G16_OK)
             st = g16__gpu_sync(gp->gpu, err);
         g16__span_end(sp);
+        if (st == G16_OK)
+            gp->n_uploaded++;
     }
     return st == G16_OK ? spmv_abc(gp, err) : st;
 }
@@ -853,7 +884,7 @@ static g16_status h_inputs_host(g16__gpu_prover *gp, const g16_fr *a, const g16_
     g16_status st = G16_OK;
     size_t n = gp->r->n;
     pthread_mutex_lock(&gp->pf_mu);
-    int take = pf_holds(gp, a, b, c);
+    int take = pf_holds(gp, a, b, c, NULL);
     if (take) {
         /* The prefetched set becomes the current one. The host waits for its copies (the span
          * shows how much of the upload the MSMs did not hide); the NTTs are enqueued after that,
@@ -1152,27 +1183,28 @@ g16_status g16__gpu_prover_prefetch_cancel(g16__gpu_prover *gp, g16_error *err)
 }
 
 g16_status g16__gpu_prover_release_host(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
-                                        g16_error *err)
+                                        const g16_fr *w, g16_error *err)
 {
     g16_status st = G16_OK;
     pthread_mutex_lock(&gp->pf_mu);
-    if (gp->pf_pending && (gp->pf_a == a || gp->pf_b == b || gp->pf_c == c))
+    if (gp->pf_pending && (gp->spmv ? gp->pf_w == w : (gp->pf_a == a || gp->pf_b == b || gp->pf_c == c)))
         st = cancel_locked(gp, err);
     pthread_mutex_unlock(&gp->pf_mu);
     return st;
 }
 
-/* The three copies into the spare set and the event after them (pf_mu held, no prefetch pending,
- * nothing else using the spare set). */
+/* The copies into the spare set (the witness with the SpMV on the device, else a, b, c) and the
+ * event after them (pf_mu held, no prefetch pending, nothing else using the spare set). */
 static g16_status enqueue_locked(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
-                                 g16_error *err)
+                                 const g16_fr *w, g16_error *err)
 {
     g16_status st = G16_OK;
-    size_t n = gp->r->n, bytes = n * sizeof(g16_fr);
-    g16__span sp = g16__span_begin_n("gpu.prefetch_abc", 3 * n);
-    if ((st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare, a, bytes, err)) != G16_OK ||
-        (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + n, b, bytes, err)) != G16_OK ||
-        (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + 2 * n, c, bytes, err)) != G16_OK ||
+    size_t n = gp->r->n, bytes = n * sizeof(g16_fr), nw = gp->r->num_inputs + gp->r->num_aux;
+    g16__span sp = gp->spmv ? g16__span_begin_n("gpu.prefetch_w", nw) : g16__span_begin_n("gpu.prefetch_abc", 3 * n);
+    if (gp->spmv ? (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dw_spare, w, nw * sizeof(g16_fr), err)) != G16_OK
+                 : ((st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare, a, bytes, err)) != G16_OK ||
+                    (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + n, b, bytes, err)) != G16_OK ||
+                    (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + 2 * n, c, bytes, err)) != G16_OK) ||
         (st = g16__gpu_event_record_side(gp->pf_done, err)) != G16_OK) {
         /* some copies may be enqueued without the event: wait for them here, so that no copy
          * from a, b, c is left in flight untracked (the caller may rewrite them after an error) */
@@ -1182,6 +1214,7 @@ static g16_status enqueue_locked(g16__gpu_prover *gp, const g16_fr *a, const g16
     gp->pf_a = a;
     gp->pf_b = b;
     gp->pf_c = c;
+    gp->pf_w = w;
     gp->pf_pending = 1;
     gp->n_prefetched++;
 cleanup:
@@ -1190,24 +1223,24 @@ cleanup:
 }
 
 g16_status g16__gpu_prover_prefetch_early(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
-                                          g16_error *err)
+                                          const g16_fr *w, g16_error *err)
 {
     g16_status st = G16_OK;
     pthread_mutex_lock(&gp->pf_mu);
     /* pending (the current circuit's own prefetch not taken yet, or this one): the spare set is
      * not free, the GPU stage's polls will do it */
     if (gp->pf_mode && !gp->pf_pending)
-        st = enqueue_locked(gp, a, b, c, err);
+        st = enqueue_locked(gp, a, b, c, w, err);
     pthread_mutex_unlock(&gp->pf_mu);
     return st;
 }
 
 g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
-                                    g16_error *err)
+                                    const g16_fr *w, g16_error *err)
 {
     g16_status st = G16_OK;
     pthread_mutex_lock(&gp->pf_mu);
-    if (!gp->pf_mode || pf_holds(gp, a, b, c))
+    if (!gp->pf_mode || pf_holds(gp, a, b, c, w))
         goto cleanup;
     /* Both streams drained first: a previous prefetch's copies (side stream) and any work still
      * enqueued on the main stream (none between the synchronous MSMs; after an error, possibly
@@ -1215,7 +1248,7 @@ g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const 
     gp->pf_pending = 0;
     if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK)
         goto cleanup;
-    st = enqueue_locked(gp, a, b, c, err);
+    st = enqueue_locked(gp, a, b, c, w, err);
 cleanup:
     pthread_mutex_unlock(&gp->pf_mu);
     return st;

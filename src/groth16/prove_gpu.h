@@ -128,7 +128,7 @@ uint64_t g16__gpu_prover_check_first_bad(const g16__gpu_prover *gp);
 /* A·w, B·w, C·w on the device (G16_GPU_SPMV, default 1: when the queries are resident and the
  * three matrices and their coefficients fit beside them, the largest MSM's scratch kept free; 0:
  * never). Then the pipeline's CPU stage only copies the witness into its page-locked slot and
- * checks its length and w[0]; there is no a/b/c prefetch (prefetch mode 0) and the rows are
+ * checks its length and w[0]; the prefetch copies the next witness instead of a, b, c and the rows are
  * checked on the device (g16__gpu_prover_checks is 1). At 2^27 this replaces ~0.7 s of SpMV on 16
  * host cores and the 12 GB a/b/c upload per circuit; the matrices take ~5 bytes per entry plus 4
  * (or 8) per row. 1 when on. */
@@ -140,7 +140,13 @@ int g16__gpu_prover_spmv(const g16__gpu_prover *gp);
  * after the first is prefetched (G16_GPU_PREFETCH=wait: for tests, it makes the use certain). */
 int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp);
 
-/* Enqueues the copies of host vectors a, b, c (r->n elements each; page-locked for a true overlap)
+/* The prefetch functions take the next H step's host inputs: a, b, c, or with the SpMV on the
+ * device (g16__gpu_prover_spmv) the witness w (the other set is ignored and may be NULL). With the
+ * SpMV the spare set is a second device witness (32 B per variable; span gpu.prefetch_w), and
+ * g16__gpu_prover_h given a = b = c = NULL and the same w swaps it in instead of uploading (a
+ * 2^27 witness took 91 ms on the H200 with the GPU idle, bench/RESULTS.md).
+ *
+ * Enqueues the copies of host vectors a, b, c (r->n elements each; page-locked for a true overlap)
  * into the spare device set on the side stream and returns (span gpu.prefetch_abc). First waits
  * for everything already enqueued on the worker's streams, so that nothing else uses the spare set
  * (between the MSMs of g16__gpu_prover_msms that wait is empty). A no-op when these three pointers
@@ -148,7 +154,7 @@ int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp);
  * previous one (after its copies are done). A prefetch that g16__gpu_prover_h never uses is
  * harmless: it is forgotten by the next prefetch, release_host, cancel or destroy. */
 g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
-                                    g16_error *err);
+                                    const g16_fr *w, g16_error *err);
 /* The same from another thread than the one using the prover (the pipeline's synth thread, as
  * soon as a circuit's a, b, c are final), without waiting for any stream: enqueues only when no
  * prefetch is pending, since then the spare set is free (its last circuit finished before the
@@ -157,12 +163,12 @@ g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const 
  * the first poll: a poll-only prefetch then overlapped msm.l alone and msm.l's cudaFree waited for
  * the copies (H200, 2026-12-02: upload a,b,c 544 -> 118 ms per batch of 4, msm.l 212 -> 572 ms). */
 g16_status g16__gpu_prover_prefetch_early(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
-                                          g16_error *err);
-/* The caller is about to rewrite or free host vectors a, b, c: when the pending prefetch reads
+                                          const g16_fr *w, g16_error *err);
+/* The caller is about to rewrite or free host vectors a, b, c (or w): when the pending prefetch reads
  * them, waits for its copies and forgets it (so that a later g16__gpu_prover_h never takes a
  * stale copy). Cheap otherwise. */
 g16_status g16__gpu_prover_release_host(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
-                                        g16_error *err);
+                                        const g16_fr *w, g16_error *err);
 /* Waits for any pending prefetch's copies and forgets it. */
 g16_status g16__gpu_prover_prefetch_cancel(g16__gpu_prover *gp, g16_error *err);
 
