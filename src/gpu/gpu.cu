@@ -267,6 +267,15 @@ cleanup:
     return st;
 }
 
+extern "C" g16_status g16__gpu_sync_main(g16__gpu *g, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaSetDevice(g->device));
+    G16_CU(cudaStreamSynchronize(g->stream));
+cleanup:
+    return st;
+}
+
 extern "C" g16_status g16__gpu_timer_start(g16__gpu *g, g16_error *err)
 {
     g16_status st = G16_OK;

@@ -69,8 +69,11 @@ g16_status g16__gpu_open(g16__gpu **out, int device, g16_error *err);
 void g16__gpu_close(g16__gpu *g);
 void g16__gpu_get_info(const g16__gpu *g, g16__gpu_info *info);
 
-/* Waits for everything enqueued on the context's stream; reports a kernel failure. */
+/* Waits for everything enqueued on the context's stream and its side stream; reports a kernel
+ * failure. _main waits for the stream alone (a side-stream copy, e.g. a prefetch issued from
+ * another thread, may still run: a span around kernels then times the kernels only). */
 g16_status g16__gpu_sync(g16__gpu *g, g16_error *err);
+g16_status g16__gpu_sync_main(g16__gpu *g, g16_error *err);
 
 /* Events around enqueued work: start records now; stop records, waits, and gives the milliseconds
  * between the two on the device (for benchmarks). */

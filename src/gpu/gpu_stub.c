@@ -30,6 +30,7 @@ void g16__gpu_get_info(const g16__gpu *g, g16__gpu_info *info)
 }
 
 g16_status g16__gpu_sync(g16__gpu *g, g16_error *err) { (void)g; return no_cuda(err); }
+g16_status g16__gpu_sync_main(g16__gpu *g, g16_error *err) { (void)g; return no_cuda(err); }
 g16_status g16__gpu_timer_start(g16__gpu *g, g16_error *err) { (void)g; return no_cuda(err); }
 
 g16_status g16__gpu_timer_stop(g16__gpu *g, double *ms, g16_error *err)

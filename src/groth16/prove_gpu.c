@@ -820,8 +820,10 @@ static int pf_holds(const g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b,
     return gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c;
 }
 
-/* a, b, c = A·w, B·w, C·w into the current set from the witness in dw (span gpu.spmv, waited
- * for inside it so that it is the kernels' time). */
+/* a, b, c = A·w, B·w, C·w into the current set from the witness in dw (span gpu.spmv, the stream
+ * waited for inside it so that it is the kernels' time: not the side stream, where the next
+ * circuit's witness may be crossing PCIe, which the whole-context sync waited for, 2.4x the
+ * kernels' time at 2^27 on the H200). */
 static g16_status spmv_abc(g16__gpu_prover *gp, g16_error *err)
 {
     g16_status st = G16_OK;
@@ -834,7 +836,7 @@ static g16_status spmv_abc(g16__gpu_prover *gp, g16_error *err)
                            wide ? (const uint64_t *)gp->drp[k] : NULL, gp->dwords[k], gp->dcoeffs, gp->dw, err);
     }
     if (st == G16_OK)
-        st = g16__gpu_sync(gp->gpu, err);
+        st = g16__gpu_sync_main(gp->gpu, err);
     g16__span_end(sp);
     return st;
 }
@@ -864,11 +866,11 @@ static g16_status h_inputs_spmv(g16__gpu_prover *gp, const g16_fr *w, int dw_ear
         }
     }
     pthread_mutex_unlock(&gp->pf_mu);
-    if (st == G16_OK && w && !take) {
+    if (st == G16_OK && w && !take) { /* (the stream alone: a prefetch of the next witness may run) */
         g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
         st = g16__gpu_upload(gp->gpu, gp->dw, w, (r->num_inputs + r->num_aux) * sizeof(g16_fr), err);
         if (st == G16_OK)
-            st = g16__gpu_sync(gp->gpu, err);
+            st = g16__gpu_sync_main(gp->gpu, err);
         g16__span_end(sp);
         if (st == G16_OK)
             gp->n_uploaded++;
