@@ -118,8 +118,9 @@ int main(int argc, char **argv)
            chk && !strcmp(chk, "1") ? "device" : "CPU", early_env ? early_env : "default", spmv ? spmv : "default (1)");
     printf("| log2 m | run | prove | per proof | check | spmv | spmv (gpu) | H (gpu) | msm.h | msm.l | msm.a | "
            "msm.b_g1 | msm.b_g2 | upload w | upload a,b,c | prefetched | witness MSMs early | wait prefetch | compact a, b | "
-           "assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB | "
+           "device GB held |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (unsigned lg = min_log; lg <= max_log; lg++) {
         g16_cs *cs = NULL;
         g16_r1cs *r = NULL;
@@ -171,8 +172,13 @@ int main(int argc, char **argv)
             uint64_t early = g16__trace_query("prove/prove.witness_early", &ps) == G16_OK ? ps.count : 0;
             struct rusage ru;
             getrusage(RUSAGE_SELF, &ru);
+            /* the device's memory held after the batch: the prover's buffers (g16__gpu_mem_info counts
+             * the scratch pool's idle bytes as free; the largest MSM's scratch comes on top while it
+             * runs, g16__gpu_msm_scratch_bytes) */
+            size_t dev_free = 0, dev_total = 0;
+            (void)g16__gpu_mem_info(g, &dev_free, &dev_total, NULL);
             printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
-                   "%.1f | %llu | %llu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |\n",
+                   "%.1f | %llu | %llu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f |\n",
                    lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
                    bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.spmv"),
                    bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
@@ -183,7 +189,8 @@ int main(int argc, char **argv)
                    (unsigned long long)early, bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch"),
                    circuit_ms("gpu.compact_a") + circuit_ms("gpu.compact_b"),
                    bench_span_ms("prove/prove.circuit/prove.assemble"),
-                   bench_span_ms("prove/wait.synth"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0);
+                   bench_span_ms("prove/wait.synth"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0,
+                   (double)(dev_total - dev_free) / 1e9);
             fflush(stdout);
         }
         t0 = bench_now_s();
