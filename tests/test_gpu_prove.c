@@ -433,7 +433,8 @@ static void test_prover_reuse(void **state)
 
 /* A witness that does not satisfy the circuit in the middle of a batch: the error names that
  * circuit (the lowest failing one), nothing is written, and the prover stays usable; on the CPU
- * and, where there is one, on the GPU (whose synth stage runs ahead of its GPU stage). */
+ * and, where there is one, on the GPU (whose synth stage runs ahead of its GPU stage). Unchecked
+ * (G16_PROVE_NO_CHECK), the batch fails self-verification on every backend. */
 static void test_batch_failure(void **state)
 {
     (void)state;
@@ -485,6 +486,18 @@ static void test_batch_failure(void **state)
             for (size_t j = 0; j < f.count * sizeof *got; j++)
                 assert_int_equal(((unsigned char *)got)[j], 0x5a);
             f.w[bad][k] = keep;
+        }
+        {
+            /* unchecked (G16_PROVE_NO_CHECK): the bad witness is proved on, and self-verification
+             * refuses the proof, as on the CPU (the device's check does not stop it) */
+            g16_prove_opts nc = o;
+            nc.flags = G16_PROVE_NO_CHECK;
+            size_t k = g16_cs_num_inputs(f.cs) + 1;
+            g16_fr keep = f.w[1][k];
+            g16__fr_add(&f.w[1][k], &f.w[1][k], &f.w[1][0]);
+            assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &nc, &err),
+                             G16_ERR_VERIFY_FAILED);
+            f.w[1][k] = keep;
         }
         assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
         expect_same_proofs(want, got, f.count, backends[b]);
@@ -563,10 +576,13 @@ static void test_gpu_h_step(void **state)
             g16__fr_add(&a[2 * n + row], &a[2 * n + row], &f.w[0][0]);
             assert_int_equal(g16__gpu_prover_h(gp, a, a + n, a + 2 * n, NULL, &err), G16_OK);
             assert_true(g16__gpu_prover_check_first_bad(gp) == row);
+            assert_int_equal(g16__gpu_prover_msms_w(gp, &sums, f.w[0], &err), G16_ERR_ARG); /* H pending */
+            g16__gpu_prover_drop_h(gp);
             assert_int_equal(g16__gpu_prover_msms(gp, &sums, f.w[0], NULL, NULL, &err), G16_ERR_ARG);
             assert_int_equal(g16__gpu_prover_msms_w(gp, &sums, f.w[0], &err), G16_OK);
-            printf("  G16_GPU_CHECK=1: row %zu of %zu broken: named by the device, no H left for the MSMs\n", row,
-                   (size_t)f.r->num_constraints);
+            printf("  G16_GPU_CHECK=1: row %zu of %zu broken: named by the device; dropped, no H left for the "
+                   "MSMs\n",
+                   row, (size_t)f.r->num_constraints);
             g16__gpu_prover_destroy(gp);
             env_restore("G16_GPU_CHECK", saved);
         }

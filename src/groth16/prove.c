@@ -459,8 +459,11 @@ static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_pa
     else
         g16__ntt_groth16_h(wk->dom, hb->a, hb->b, hb->c);
     g16__span_end(sp);
-    if (st == G16_OK && rows_gpu)
+    if (st == G16_OK && rows_gpu) {
         st = g16__r1cs_row_verdict(r, g16__gpu_prover_check_first_bad(wk->gp), err);
+        if (st != G16_OK)
+            g16__gpu_prover_drop_h(wk->gp); /* the proof ends here: no MSMs will take that H */
+    }
     if (st != G16_OK)
         goto cleanup;
     g16__query_sums m;

@@ -946,11 +946,14 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
                        (st = g16__gpu_sync(gp->gpu, err)) != G16_OK))
         return st;
     gp->w_src = w;
-    /* a failing row leaves no H to consume: the proof ends at its verdict, and the next call (in
-     * this batch, an early witness MSM; or the next batch's) must not be refused as if an H step
-     * were still waiting for its MSMs */
-    gp->have_h = gp->check_bad == UINT64_MAX;
+    gp->have_h = 1; /* (a failing row: the caller decides, g16__gpu_prover_drop_h) */
     return G16_OK;
+}
+
+void g16__gpu_prover_drop_h(g16__gpu_prover *gp)
+{
+    gp->have_h = 0;
+    gp->w_src = NULL;
 }
 
 g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error *err)

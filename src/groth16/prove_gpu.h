@@ -120,10 +120,15 @@ uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp);
  * device (~1 ms, against ~200 ms per 2^26 circuit for the CPU's pass on 16 cores) and
  * g16__gpu_prover_check_first_bad then gives the first failing row (UINT64_MAX: none) for
  * g16__r1cs_row_verdict; the caller checks the witness's length and w[0] itself
- * (g16__r1cs_check_witness). A failing row leaves no H behind (the MSMs refuse with G16_ERR_ARG;
- * g16__gpu_prover_msms_w is allowed again). g16__gpu_prover_checks says whether it is on. */
+ * (g16__r1cs_check_witness). g16__gpu_prover_checks says whether it is on. A caller that ends the
+ * proof at a failing row calls g16__gpu_prover_drop_h: the H step's result is forgotten (the MSMs
+ * then refuse with G16_ERR_ARG, g16__gpu_prover_msms_w is allowed again), so that the next proof
+ * (its early witness MSMs) is not refused as if an H step still waited for its MSMs. A caller
+ * that ignores the verdict (G16_PROVE_NO_CHECK) proves on, as the CPU does: the proof then fails
+ * self-verification. */
 int g16__gpu_prover_checks(const g16__gpu_prover *gp);
 uint64_t g16__gpu_prover_check_first_bad(const g16__gpu_prover *gp);
+void g16__gpu_prover_drop_h(g16__gpu_prover *gp);
 
 /* A·w, B·w, C·w on the device (G16_GPU_SPMV, default 1: when the queries are resident and the
  * three matrices and their coefficients fit beside them, the largest MSM's scratch kept free; 0:
