@@ -427,6 +427,19 @@ static void q_destroy_all(g16__gpu_prover *gp)
     }
 }
 
+/* The SpMV's matrices and dictionary freed (waits for the device: g16__gpu_free). */
+static void spmv_free(g16__gpu_prover *gp)
+{
+    for (int k = 0; k < 3; k++) {
+        g16__gpu_free(gp->gpu, gp->dwords[k]);
+        g16__gpu_free(gp->gpu, gp->drp[k]);
+        gp->dwords[k] = NULL;
+        gp->drp[k] = NULL;
+    }
+    g16__gpu_free(gp->gpu, gp->dcoeffs);
+    gp->dcoeffs = NULL;
+}
+
 void g16__gpu_prover_destroy(g16__gpu_prover *gp)
 {
     if (!gp)
@@ -446,11 +459,7 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
             g16__gpu_free(gp->gpu, gp->dscal);
         g16__gpu_free(gp->gpu, gp->dbits);
         g16__gpu_free(gp->gpu, gp->dcheck);
-        for (int k = 0; k < 3; k++) {
-            g16__gpu_free(gp->gpu, gp->dwords[k]);
-            g16__gpu_free(gp->gpu, gp->drp[k]);
-        }
-        g16__gpu_free(gp->gpu, gp->dcoeffs);
+        spmv_free(gp);
     }
     g16__gpu_event_destroy(gp->pf_done);
     if (gp->pf_mu_init)
@@ -648,9 +657,11 @@ static g16_status spmv_env(int *on, g16_error *err)
     return G16_OK;
 }
 
-/* The matrices and the dictionary uploaded (resident queries only; the note says why not
- * otherwise). When they do not fit, the SpMV stays on the CPU: no error. On: no a/b/c prefetch
- * (nothing on the host to prefetch), and the rows are checked on the device. */
+/* The matrices and the dictionary on the device (resident queries only). When they do not fit
+ * (by the plan, or when the allocator refuses what the plan admitted: cudaMalloc's out-of-memory
+ * reads as G16_ERR_DEVICE and is not sticky), the SpMV stays on the CPU and the note says why: no
+ * error. On: the prefetch copies the next witness (spare_create), the rows are checked on the
+ * device. */
 static g16_status spmv_create(g16__gpu_prover *gp, g16_error *err)
 {
     g16_status st = G16_OK;
@@ -677,24 +688,32 @@ static g16_status spmv_create(g16__gpu_prover *gp, g16_error *err)
     }
     if (st != G16_OK)
         goto fail;
+    for (int k = 0; k < 3 && st == G16_OK; k++) {
+        const g16__csr *m = &r->mat[k];
+        if ((st = g16__gpu_alloc(gp->gpu, (void **)&gp->dwords[k], m->nwords ? m->nwords * 4 : 4, "matrix words",
+                                 &e)) == G16_OK)
+            st = g16__gpu_alloc(gp->gpu, &gp->drp[k], (r->num_constraints + 1) * (m->rp32 ? 4 : 8),
+                                "matrix row pointers", &e);
+    }
+    if (st == G16_OK)
+        st = g16__gpu_alloc(gp->gpu, (void **)&gp->dcoeffs, r->num_coeffs * sizeof(g16_fr), "coefficients", &e);
+    if (st == G16_OK && !gp->dcheck)
+        st = g16__gpu_alloc(gp->gpu, (void **)&gp->dcheck, sizeof *gp->dcheck, "witness check verdict", &e);
+    if (st != G16_OK) {
+        spmv_free(gp);
+        snprintf(gp->spmv_note, sizeof gp->spmv_note, "; A/B/C times the witness on the CPU: %.200s", e.msg);
+        return G16_OK;
+    }
     g16__span sp = g16__span_begin("gpu.upload_matrices");
     for (int k = 0; k < 3 && st == G16_OK; k++) {
         const g16__csr *m = &r->mat[k];
-        size_t rp_bytes = (r->num_constraints + 1) * (m->rp32 ? 4 : 8);
         const void *rp = m->rp32 ? (const void *)m->rp32 : (const void *)m->rp64;
-        if ((st = g16__gpu_alloc(gp->gpu, (void **)&gp->dwords[k], m->nwords ? m->nwords * 4 : 4, "matrix words",
-                                 &e)) == G16_OK &&
-            (st = g16__gpu_alloc(gp->gpu, &gp->drp[k], rp_bytes, "matrix row pointers", &e)) == G16_OK &&
-            (!m->nwords || (st = g16__gpu_upload(gp->gpu, gp->dwords[k], m->w, m->nwords * 4, &e)) == G16_OK))
-            st = g16__gpu_upload(gp->gpu, gp->drp[k], rp, rp_bytes, &e);
+        if (!m->nwords || (st = g16__gpu_upload(gp->gpu, gp->dwords[k], m->w, m->nwords * 4, &e)) == G16_OK)
+            st = g16__gpu_upload(gp->gpu, gp->drp[k], rp, (r->num_constraints + 1) * (m->rp32 ? 4 : 8), &e);
     }
     if (st == G16_OK &&
-        (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dcoeffs, r->num_coeffs * sizeof(g16_fr), "coefficients", &e)) ==
-            G16_OK &&
         (st = g16__gpu_upload(gp->gpu, gp->dcoeffs, r->coeffs, r->num_coeffs * sizeof(g16_fr), &e)) == G16_OK)
         st = g16__gpu_sync(gp->gpu, &e);
-    if (st == G16_OK && !gp->dcheck)
-        st = g16__gpu_alloc(gp->gpu, (void **)&gp->dcheck, sizeof *gp->dcheck, "witness check verdict", &e);
     g16__span_end(sp);
     if (st != G16_OK)
         goto fail;
