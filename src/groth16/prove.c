@@ -594,7 +594,10 @@ static void serial_run(batch *b, worker *wk)
 
 /* A GPU worker's two stages: the synth thread claims circuits and fills the two a/b/c slots in
  * turn (SpMV, then the witness check); the worker's own thread takes them in the same order for
- * the GPU stage. Slot states: FREE -> (synth: a, b, c) -> READY -> (GPU stage) -> FREE. The check
+ * the GPU stage. With the SpMV on the device (prove_gpu.h, g16__gpu_prover_spmv; the default when
+ * the matrices fit) a slot holds only the witness: the synth thread copies it and checks its
+ * length and w[0], the H step computes a, b, c and checks the rows, and the prefetch below copies
+ * the next witness instead of a, b, c. Slot states: FREE -> (synth: a, b, c) -> READY -> (GPU stage) -> FREE. The check
  * runs after the slot is READY, while the GPU works on it: the first circuit of a batch reaches
  * the GPU after its SpMV alone (the check was about half of the CPU stage: 1.0 of 1.9 s per
  * circuit at 2^27 on the H200's host), and the GPU stage waits for the check's verdict (checked,
