@@ -860,6 +860,27 @@ static g16_status spmv_abc(g16__gpu_prover *gp, g16_error *err)
     return st;
 }
 
+/* Takes the pending prefetch (pf_mu held, pf_holds checked): waits for its copies (span
+ * gpu.wait_prefetch: how much of the upload the MSMs did not hide), then the spare buffer (*spare,
+ * elems values) becomes the current one (*cur) and the current one the spare: its circuit's work
+ * returned synchronized, nothing on the device uses it any more. Work enqueued after this reads
+ * complete data. */
+static g16_status take_prefetch_locked(g16__gpu_prover *gp, g16_fr **cur, g16_fr **spare, uint64_t elems,
+                                       g16_error *err)
+{
+    g16__span sp = g16__span_begin_n("gpu.wait_prefetch", elems);
+    gp->pf_pending = 0;
+    g16_status st = g16__gpu_event_sync(gp->pf_done, err);
+    g16__span_end(sp);
+    if (st == G16_OK) {
+        g16_fr *t = *cur;
+        *cur = *spare;
+        *spare = t;
+        gp->n_prefetch_used++;
+    }
+    return st;
+}
+
 /* The H step's a, b, c from the witness on the device: w uploaded first (synchronously: the
  * SpMV reads it), or, with w = NULL, the one g16__gpu_prover_msms_w left in dw. */
 static g16_status h_inputs_spmv(g16__gpu_prover *gp, const g16_fr *w, int dw_early, g16_error *err)
@@ -872,18 +893,8 @@ static g16_status h_inputs_spmv(g16__gpu_prover *gp, const g16_fr *w, int dw_ear
         return g16__error(err, G16_ERR_ARG, "gpu prover: no witness on the device for the SpMV");
     pthread_mutex_lock(&gp->pf_mu);
     int take = w && pf_holds(gp, NULL, NULL, NULL, w);
-    if (take) { /* as h_inputs_host: the prefetched witness becomes the current one */
-        g16_fr *t = gp->dw;
-        g16__span sp = g16__span_begin_n("gpu.wait_prefetch", r->num_inputs + r->num_aux);
-        gp->pf_pending = 0;
-        st = g16__gpu_event_sync(gp->pf_done, err);
-        g16__span_end(sp);
-        if (st == G16_OK) {
-            gp->dw = gp->dw_spare;
-            gp->dw_spare = t;
-            gp->n_prefetch_used++;
-        }
-    }
+    if (take)
+        st = take_prefetch_locked(gp, &gp->dw, &gp->dw_spare, r->num_inputs + r->num_aux, err);
     pthread_mutex_unlock(&gp->pf_mu);
     if (st == G16_OK && w && !take) { /* (the stream alone: a prefetch of the next witness may run) */
         g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
@@ -906,24 +917,9 @@ static g16_status h_inputs_host(g16__gpu_prover *gp, const g16_fr *a, const g16_
     size_t n = gp->r->n;
     pthread_mutex_lock(&gp->pf_mu);
     int take = pf_holds(gp, a, b, c, NULL);
-    if (take) {
-        /* The prefetched set becomes the current one. The host waits for its copies (the span
-         * shows how much of the upload the MSMs did not hide); the NTTs are enqueued after that,
-         * so they read complete vectors. The old current set becomes the spare: its circuit's
-         * MSMs returned synchronized, nothing on the device uses it any more. */
-        g16_fr *t = gp->dabc;
-        g16__span sp = g16__span_begin_n("gpu.wait_prefetch", 3 * n);
-        gp->pf_pending = 0;
-        st = g16__gpu_event_sync(gp->pf_done, err);
-        g16__span_end(sp);
-        if (st == G16_OK) {
-            gp->dabc = gp->dabc_spare;
-            gp->dabc_spare = t;
-            if (!gp->dscal_own) /* the compacted scalars go into the current circuit's b, c */
-                gp->dscal = gp->dabc + n;
-            gp->n_prefetch_used++;
-        }
-    }
+    if (take && (st = take_prefetch_locked(gp, &gp->dabc, &gp->dabc_spare, 3 * n, err)) == G16_OK &&
+        !gp->dscal_own) /* the compacted scalars go into the current circuit's b, c */
+        gp->dscal = gp->dabc + n;
     pthread_mutex_unlock(&gp->pf_mu);
     if (st == G16_OK && !take)
         st = upload_abc(gp, a, b, c, err);
