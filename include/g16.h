@@ -351,7 +351,9 @@ g16_status g16_setup(g16_params **out, const g16_r1cs *r1cs, const g16_setup_opt
  * unset: every visible device. The circuits of a batch go to whichever worker is free; at most
  * `count` workers start. A GPU worker runs the H step and the five MSMs; the parameters' queries
  * stay on its device for the whole batch when they fit, else they are streamed to it in chunks
- * for each MSM. */
+ * for each MSM. With the queries on the device and room beside them, the constraint matrices stay
+ * there too and a, b, c and the witness check are computed on the GPU (G16_GPU_SPMV=0: on the
+ * CPU); the backend line on stderr says which. */
 typedef struct {
     unsigned flags;
     const g16_fr *r, *s;
@@ -363,8 +365,9 @@ g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs
                      const g16_fr *const *witnesses, size_t count, const g16_prove_opts *opts, g16_error *err);
 
 /* A prover kept between batches: g16_prover_create opens the workers once (on a GPU: the CUDA
- * context, the NTT tables, page-locked a/b/c buffers and the parameters' queries uploaded to the
- * device), so that later g16_prover_prove calls pay none of it; g16_prove is create + prove +
+ * context, the NTT tables, page-locked witness (and, with the SpMV on the CPU, a/b/c) buffers, the
+ * parameters' queries and the constraint matrices uploaded to the device; ~650 bytes of device
+ * memory per constraint at 2^26-2^27), so that later g16_prover_prove calls pay none of it; g16_prove is create + prove +
  * destroy. create reads backend, devices and max_workers from opts (NULL: defaults); prove reads
  * flags, r and s (as g16_prove). The prover borrows params and r1cs: both must outlive it.
  * Calls on one prover are serialized (a second caller waits); provers are independent.
