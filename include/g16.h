@@ -350,8 +350,8 @@ g16_status g16_setup(g16_params **out, const g16_r1cs *r1cs, const g16_setup_opt
  * e.g. "0,1"; an index may repeat (two workers sharing a card); "all" or NULL with G16_DEVICES
  * unset: every visible device. The circuits of a batch go to whichever worker is free; at most
  * `count` workers start. A GPU worker runs the H step and the five MSMs; the parameters' queries
- * stay on its device for the whole batch when they fit, else they are streamed to it in chunks
- * for each MSM. With the queries on the device and room beside them, the constraint matrices stay
+ * stay on its device for the whole batch when they fit (each MSM in pieces when its whole scratch
+ * does not fit beside them), else they are streamed to it in chunks for each MSM. With the queries on the device and room beside them, the constraint matrices stay
  * there too and a, b, c and the witness check are computed on the GPU (G16_GPU_SPMV=0: on the
  * CPU); the backend line on stderr says which. */
 typedef struct {

@@ -14,6 +14,7 @@
 
 #include "field/fr.h"
 #include "gpu/gpu.h"
+#include "gpu/msm_gpu.h"
 #include "groth16/prove_gpu.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
@@ -295,6 +296,14 @@ static void test_gpu_compaction(void **state)
 
 static uint64_t span_count(const char *path);
 
+/* Runs of msm.h in pieces (prove_gpu.c's views) in the last traced call: the worker's circuit span
+ * is a root on a thread of its own, or under prove. */
+static uint64_t h_piece_runs(void)
+{
+    return span_count("prove/prove.circuit/msm.h.gpu/gpu.msm_piece") +
+           span_count("prove.circuit/msm.h.gpu/gpu.msm_piece");
+}
+
 /* Synchronous query uploads (prove_gpu.c's q_create) in the last traced call. */
 static uint64_t sync_query_uploads(void)
 {
@@ -379,8 +388,24 @@ static void test_gpu_equals_cpu(void **state)
                (unsigned long long)sync_up, (unsigned long long)next_up);
         assert_int_equal(sync_up, 1);
         assert_true(next_up >= 5 * f.count);
+        /* resident, each MSM in pieces (views of the query; several per query, the last short) */
+        snprintf(chunk, sizeof chunk, "%zu", (cases[c].rows / 3 + 31) / 32 * 32);
+        char *saved_piece = env_set("G16_GPU_PIECE", chunk);
+        memset(gpu, 0, f.count * sizeof *gpu);
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        st = prove_with(&f, gpu, "gpu", NULL, &err);
+        g16__trace_enable(0);
+        uint64_t pieces = h_piece_runs();
+        g16__trace_reset();
+        env_restore("G16_GPU_PIECE", saved_piece);
+        if (st != G16_OK)
+            fail_msg("gpu in pieces of %s: %s", chunk, err.msg);
+        expect_same_proofs(cpu, gpu, f.count, "MSMs in pieces");
+        printf("  pieces of %s points: %llu runs of msm.h\n", chunk, (unsigned long long)pieces);
+        assert_true(pieces >= 3 * f.count); /* h alone has n >= rows points: 3 pieces or more */
         printf("  %s demo, %zu rows, batch %zu: GPU proofs = CPU proofs (1 and 2 workers; queries "
-               "resident with a/b/c from the device and from the CPU, streamed, streamed in chunks)\n",
+               "resident with a/b/c from the device and from the CPU, in pieces, streamed, streamed in chunks)\n",
                cases[c].kind == G16_DEMO_BITS ? "bits" : "field", cases[c].rows, f.count);
         free(cpu);
         free(gpu);
@@ -1226,6 +1251,107 @@ static void test_gpu_memory(void **state)
     fixture_free(&f);
 }
 
+/* A card smaller than the H200, emulated with G16_GPU_MEM_LIMIT: the prover keeps the queries
+ * resident and runs its MSMs in pieces when the whole queries' scratch does not fit beside them
+ * (the proofs the CPU's, no allocation beyond the limit refused); streams them when not even the
+ * bases fit; and refuses with a clear error when not even the H step's vectors fit. */
+static void test_gpu_mem_limit(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    g16_error err = {0, ""};
+    g16__gpu *g = NULL;
+    g16__gpu_prover *gp = NULL;
+    size_t before, after, total, held, used, nmax = 0;
+    char lim[32], desc[512];
+    fixture_make(&f, G16_DEMO_BITS, 70000, 2);
+    g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
+    assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
+    assert_int_equal(g16__gpu_open(&g, 0, &err), G16_OK);
+    /* what an unlimited prover holds between proofs (vectors, bases, matrices, spare set) */
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK);
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    assert_int_equal(g16__gpu_mem_info(g, &before, &total, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK);
+    assert_int_equal(g16__gpu_mem_info(g, &after, &total, &err), G16_OK);
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    held = before - after;
+    used = total - before;
+    size_t nq[5] = {f.p->n_h, f.p->n_l, f.p->n_a, f.p->n_b_g1, f.p->n_b_g2};
+    size_t whole = 0, quarter = 0;
+    for (int q = 0; q < 5; q++)
+        nmax = nq[q] > nmax ? nq[q] : nmax;
+    for (int q = 0; q < 5; q++) {
+        size_t w = g16__gpu_msm_scratch_bytes(nq[q], q == 4), p = nq[q] < nmax / 4 ? nq[q] : nmax / 4;
+        size_t k = g16__gpu_msm_scratch_bytes(p, q == 4);
+        whole = w > whole ? w : whole;
+        quarter = k > quarter ? k : quarter;
+    }
+    /* room for a quarter of the largest query per run, not for the whole */
+    assert_true(whole > quarter + ((size_t)8 << 20));
+    snprintf(lim, sizeof lim, "%zu", used + held + quarter + G16__GPU_RESERVE + ((size_t)4 << 20));
+    char *saved = env_set("G16_GPU_MEM_LIMIT", lim);
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("prover limited to %s bytes: %s", lim, err.msg);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  limit %s bytes (%zu in use, the prover holds %zu, whole-query scratch %zu, a quarter's %zu): %s\n", lim,
+           used, held, whole, quarter, desc);
+    assert_true(g16__gpu_prover_resident(gp));
+    assert_non_null(strstr(desc, "MSMs in pieces of up to"));
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    g16__trace_reset();
+    g16__trace_enable(G16__TRACE_RECORD);
+    g16_status st = prove_with(&f, gpu, "gpu", "0", &err);
+    g16__trace_enable(0);
+    uint64_t pieces = h_piece_runs();
+    g16__trace_reset();
+    if (st != G16_OK)
+        fail_msg("proofs limited to %s bytes: %s", lim, err.msg);
+    expect_same_proofs(cpu, gpu, f.count, "limited memory, MSMs in pieces");
+    assert_true(pieces >= 2 * f.count);
+
+    /* half the bases' room: not even the smallest pieces' scratch bound (256 MiB and more) fits
+     * beside the bases, so the queries are streamed; the same proofs */
+    size_t bases = 0;
+    for (int q = 0; q < 5; q++)
+        bases += nq[q] * (q == 4 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine));
+    assert_true(held > bases && bases / 2 > ((size_t)8 << 20));
+    snprintf(lim, sizeof lim, "%zu", used + (held - bases) + bases / 2 + G16__GPU_RESERVE + ((size_t)260 << 20));
+    setenv("G16_GPU_MEM_LIMIT", lim, 1);
+    memset(gpu, 0, f.count * sizeof *gpu);
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("prover limited to %s bytes: %s", lim, err.msg);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  limit %s bytes (bases %zu): %s\n", lim, bases, desc);
+    assert_false(g16__gpu_prover_resident(gp));
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    if ((st = prove_with(&f, gpu, "gpu", "0", &err)) != G16_OK)
+        fail_msg("proofs limited to %s bytes: %s", lim, err.msg);
+    expect_same_proofs(cpu, gpu, f.count, "limited memory, streamed");
+
+    /* nothing fits: G16_ERR_NOMEM saying so; a malformed limit: G16_ERR_ARG */
+    snprintf(lim, sizeof lim, "%zu", used + ((size_t)1 << 20));
+    setenv("G16_GPU_MEM_LIMIT", lim, 1);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_ERR_NOMEM);
+    assert_null(gp);
+    printf("  limit %s bytes: %s\n", lim, err.msg);
+    assert_int_equal(prove_with(&f, gpu, "gpu", "0", &err), G16_ERR_NOMEM);
+    setenv("G16_GPU_MEM_LIMIT", "12X", 1);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_ERR_ARG);
+    assert_non_null(strstr(err.msg, "G16_GPU_MEM_LIMIT"));
+    env_restore("G16_GPU_MEM_LIMIT", saved);
+    g16__gpu_close(g);
+    free(cpu);
+    free(gpu);
+    fixture_free(&f);
+}
+
 /* 100 proofs (10 batches of 10) leave the device's free memory where it was.
  * G16_GPU_TEST_LEAK_BATCHES sets the batch count (1 under compute-sanitizer, where 100 proofs are
  * slow). */
@@ -1275,6 +1401,7 @@ int main(void)
         cmocka_unit_test(test_gpu_early_witness),
         cmocka_unit_test(test_bad_devices),
         cmocka_unit_test(test_gpu_memory),
+        cmocka_unit_test(test_gpu_mem_limit),
         cmocka_unit_test(test_no_leak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

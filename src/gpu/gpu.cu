@@ -169,6 +169,28 @@ cleanup:
     return st;
 }
 
+/* G16_GPU_MEM_LIMIT: bytes, with an optional K, M or G suffix (powers of 1024); unset or empty: 0. */
+static g16_status mem_limit_env(size_t *limit, g16_error *err)
+{
+    const char *env = getenv("G16_GPU_MEM_LIMIT");
+    char *end = NULL;
+    unsigned long long v;
+    *limit = 0;
+    if (!env || !*env)
+        return G16_OK;
+    v = strtoull(env, &end, 10);
+    if (end != env && (*end == 'K' || *end == 'M' || *end == 'G') && end[1] == 0) {
+        unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
+        v = v > (~0ULL >> shift) ? ~0ULL : v << shift;
+        end++;
+    }
+    if (end == env || *end || v == 0)
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_MEM_LIMIT='%s': expected a positive byte count, optionally with "
+                          "K, M or G", env);
+    *limit = (size_t)v;
+    return G16_OK;
+}
+
 extern "C" g16_status g16__gpu_open(g16__gpu **out, int device, g16_error *err)
 {
     g16_status st = G16_OK;
@@ -198,6 +220,8 @@ extern "C" g16_status g16__gpu_open(g16__gpu **out, int device, g16_error *err)
         goto cleanup;
     }
     g->device = device;
+    if ((st = mem_limit_env(&g->mem_limit, err)) != G16_OK)
+        goto cleanup;
     G16_CU(cudaSetDevice(device));
     G16_CU(cudaGetDeviceProperties(&prop, device));
     g->info.device = device;
@@ -306,6 +330,12 @@ extern "C" g16_status g16__gpu_mem_info(g16__gpu *g, size_t *free_bytes, size_t 
     G16_CU(cudaSetDevice(g->device));
     G16_CU(cudaMemGetInfo(&f, &t));
     f += pool_idle(g);
+    if (g->mem_limit && g->mem_limit < t) {
+        /* a smaller card: what is in use now (by anyone) counts against the limit */
+        size_t used = t > f ? t - f : 0;
+        f = g->mem_limit > used ? g->mem_limit - used : 0;
+        t = g->mem_limit;
+    }
 cleanup:
     if (free_bytes)
         *free_bytes = f;
@@ -350,6 +380,11 @@ static g16_status alloc_error(g16__gpu *g, cudaError_t e, const char *expr, cons
  * more try after a trim when there was no memory. */
 static cudaError_t try_alloc(g16__gpu *g, void **dev, size_t bytes, int scratch)
 {
+    if (g->mem_limit) { /* G16_GPU_MEM_LIMIT: refused as the smaller card would refuse it */
+        size_t f = 0, t = 0;
+        if (g16__gpu_mem_info(g, &f, &t, NULL) == G16_OK && bytes > f)
+            return cudaErrorMemoryAllocation;
+    }
     if (scratch && g->pool)
         return cudaMallocFromPoolAsync(dev, bytes ? bytes : 1, g->pool, g->stream);
     return cudaMalloc(dev, bytes ? bytes : 1);

@@ -62,7 +62,12 @@ typedef struct {
 } g16__gpu_info;
 
 /* Opens device `device` (0 .. count-1) with a new stream and checks that this build's kernels
- * run on it. *out is NULL on failure. G16_ERR_NO_DEVICE when there is no such device. */
+ * run on it. *out is NULL on failure. G16_ERR_NO_DEVICE when there is no such device.
+ * G16_GPU_MEM_LIMIT=<bytes>[K|M|G] (read here; G16_ERR_ARG when malformed) makes the context see
+ * a card of that many bytes: g16__gpu_mem_info reports it as the total and the free memory as the
+ * limit less what is in use on the device, and allocations beyond that free memory are refused
+ * (G16_ERR_NOMEM), as on the smaller card. For tests and measurements of the plans that smaller
+ * cards take (e.g. an 80 GB card's on the H200). */
 g16_status g16__gpu_open(g16__gpu **out, int device, g16_error *err);
 /* Waits for the stream, frees the context's own resources. NULL is a no-op. Device buffers
  * allocated through the context must have been freed before. */

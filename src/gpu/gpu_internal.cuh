@@ -26,6 +26,7 @@ struct g16__gpu {
     cudaStream_t side;       /* copies that overlap the stream's kernels (g16__gpu_upload_side) */
     cudaEvent_t side_done;   /* recorded on side after each such copy */
     cudaMemPool_t pool;      /* the device's scratch pool (gpu.cu: shared by the device's contexts) */
+    size_t mem_limit;        /* G16_GPU_MEM_LIMIT: the card's memory as this context sees it (0: all) */
     g16__gpu_info info;
 };
 

@@ -79,6 +79,7 @@ struct g16__gpu_msm {
     size_t n;
     void *bases;          /* device: n affine points */
     uint32_t *inf_bits;   /* device: bit i = base i is infinity */
+    int view;             /* bases and inf_bits belong to another handle (g16__gpu_msm_view) */
     uint64_t threads_acc; /* resident threads of the level-0 kernel (one full wave) */
     uint64_t threads_red; /* threads aimed at in the bucket reduction */
     int acc0_blocks;      /* G1: which k_acc0 (3 or 4 blocks per SM); G2: 2 */
@@ -751,6 +752,37 @@ extern "C" g16_status g16__gpu_msm_create_random_p2(g16__gpu_msm **out, g16__gpu
     return msm_create_random(out, g, 1, n, seed, err);
 }
 
+extern "C" g16_status g16__gpu_msm_view(g16__gpu_msm **out, g16__gpu_msm *m, size_t first, size_t count,
+                                        g16_error *err)
+{
+    g16_status st = G16_OK;
+    g16__gpu_msm *v = NULL;
+    if (!out)
+        return g16__error(err, G16_ERR_ARG, "gpu msm: NULL output pointer");
+    *out = NULL;
+    /* the infinity bitmap is addressed by whole 32-bit words: a view starts on one */
+    if (!m || first % 32 || first > m->n || count > m->n - first)
+        return g16__error(err, G16_ERR_ARG, "gpu msm: bad view [%zu, +%zu) of %zu bases (the first a multiple of 32)",
+                          first, count, m ? m->n : 0);
+    v = (g16__gpu_msm *)calloc(1, sizeof *v);
+    if (!v)
+        return g16__error(err, G16_ERR_NOMEM, "gpu msm: view handle");
+    v->g = m->g;
+    v->g2 = m->g2;
+    v->n = count;
+    v->bases = (char *)m->bases + first * aff_size(m->g2);
+    v->inf_bits = m->inf_bits + first / 32;
+    v->view = 1;
+    st = occupancy(v, err);
+    if (st != G16_OK)
+        goto cleanup;
+    *out = v;
+    v = NULL;
+cleanup:
+    g16__gpu_msm_destroy(v);
+    return st;
+}
+
 extern "C" g16_status g16__gpu_msm_download_bases(g16__gpu_msm *m, void *host, size_t first, size_t count,
                                                   g16_error *err)
 {
@@ -783,8 +815,10 @@ extern "C" void g16__gpu_msm_destroy(g16__gpu_msm *m)
 {
     if (!m)
         return;
-    g16__gpu_free(m->g, m->bases);
-    g16__gpu_free(m->g, m->inf_bits);
+    if (!m->view) {
+        g16__gpu_free(m->g, m->bases);
+        g16__gpu_free(m->g, m->inf_bits);
+    }
     g16__gpu_scratch_free(m->g, m->fixed_mem);
     g16__gpu_scratch_free(m->g, m->pip_mem);
     g16__gpu_scratch_free(m->g, m->res);

@@ -110,6 +110,11 @@ g16_status g16__gpu_msm_create_side(g16__gpu_msm **out, g16__gpu *g, int g2, con
  * a 2^26-point G1 set takes about a second instead of minutes on the host. */
 g16_status g16__gpu_msm_create_random_p1(g16__gpu_msm **out, g16__gpu *g, size_t n, uint64_t seed, g16_error *err);
 g16_status g16__gpu_msm_create_random_p2(g16__gpu_msm **out, g16__gpu *g, size_t n, uint64_t seed, g16_error *err);
+/* A handle over bases [first, first + count) of m (first a multiple of 32, else G16_ERR_ARG): it
+ * borrows m's device bases (no copy; m must outlive it) and has scratch of its own, sized by
+ * count. The prover runs a resident query in pieces this way when the whole query's scratch does
+ * not fit beside the bases. */
+g16_status g16__gpu_msm_view(g16__gpu_msm **out, g16__gpu_msm *m, size_t first, size_t count, g16_error *err);
 /* Copies bases [first, first + count) back to the host (g16_p1_affine or g16_p2_affine by group). */
 g16_status g16__gpu_msm_download_bases(g16__gpu_msm *m, void *host, size_t first, size_t count, g16_error *err);
 void g16__gpu_msm_destroy(g16__gpu_msm *m); /* NULL is a no-op */

@@ -37,6 +37,10 @@ struct g16__gpu_prover {
     g16__gpu_ntt *ntt;
     g16__gpu_msm *q[Q_COUNT]; /* resident mode: all five; streaming: NULL between MSMs */
     int resident;
+    /* resident mode: points per MSM run (a view of the query, g16__gpu_msm_view), the pieces'
+     * results summed on the host; 0: each query in one run. Set when the whole largest query's
+     * scratch does not fit beside the bases (plan_resident). */
+    size_t piece;
     const struct g16_params *p;
     const struct g16_r1cs *r;
     g16_fr *dabc; /* device: a, b, c of the H step (3n elements); H stays in the first n for msm.h */
@@ -62,6 +66,7 @@ struct g16__gpu_prover {
     uint64_t *dcheck;
     uint64_t check_bad;
     char pf_note[256]; /* for g16__gpu_prover_describe */
+    const char *pf_why; /* why pf_mode was turned off by the memory plan (static text), or NULL */
     g16_fr *dw;   /* device: the witness (num_inputs + num_aux), uploaded once per proof */
     const g16_fr *w_src; /* the host witness g16__gpu_prover_h uploaded into dw for the next MSMs */
     /* A·w, B·w, C·w on the device (prove_gpu.h, G16_GPU_SPMV): the matrices' packed words, row
@@ -469,31 +474,43 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
     free(gp);
 }
 
-/* The largest of the five MSMs' scratch, every scalar non-trivial (msm_gpu.h,
- * g16__gpu_msm_scratch_bytes: G1 2^26 ~20.7 GB, 2^27 ~36.4 GB). */
-static size_t largest_scratch(const g16__gpu_prover *gp)
+/* The largest scratch of the runs over the five queries when each runs in pieces of at most
+ * `piece` points (0: whole), every scalar non-trivial (msm_gpu.h, g16__gpu_msm_scratch_bytes: G1
+ * 2^26 ~20.7 GB, 2^27 ~36.4 GB). */
+static size_t scratch_at(const g16__gpu_prover *gp, size_t piece)
 {
     size_t most = 0, n;
     for (int q = 0; q < Q_COUNT; q++) {
         q_bases(gp->p, q, &n);
-        size_t b = g16__gpu_msm_scratch_bytes(n, q == Q_B2);
+        size_t b = g16__gpu_msm_scratch_bytes(piece && piece < n ? piece : n, q == Q_B2);
         most = b > most ? b : most;
     }
     return most;
 }
 
-/* Resident when the five queries fit in the free memory left beside the H step's vectors with
- * room for the largest MSM's scratch; the MSM handles check their own plans as well. */
-static int fits_resident(g16__gpu_prover *gp, g16_error *err)
+/* The same for the pieces the prover runs. */
+static size_t largest_scratch(const g16__gpu_prover *gp) { return scratch_at(gp, gp->piece); }
+
+/* Bytes of the five queries' bases on the device. */
+static size_t bases_bytes(const g16__gpu_prover *gp)
 {
-    size_t free_b = 0, total = 0, need = largest_scratch(gp), n;
-    if (g16__gpu_mem_info(gp->gpu, &free_b, &total, err) != G16_OK)
-        return 0;
+    size_t total = 0, n;
     for (int q = 0; q < Q_COUNT; q++) {
         q_bases(gp->p, q, &n);
-        need += n * q_point_bytes(q);
+        total += n * q_point_bytes(q);
     }
-    return need + G16__GPU_RESERVE < free_b;
+    return total;
+}
+
+/* Points in the largest query. */
+static size_t largest_query(const g16__gpu_prover *gp)
+{
+    size_t most = 0, n;
+    for (int q = 0; q < Q_COUNT; q++) {
+        q_bases(gp->p, q, &n);
+        most = n > most ? n : most;
+    }
+    return most;
 }
 
 /* Streaming chunk: the points whose base (192 B in G2) twice (the next chunk is uploaded during
@@ -594,8 +611,8 @@ static g16_status prefetch_env(int *mode, g16_error *err)
 }
 
 /* The spare set for prefetching (a, b, c; with the SpMV on the device, the witness), after the
- * resident queries: only when it leaves the scratch of the largest MSM free (the bound
- * fits_resident uses) besides the reserve; else no prefetch, and the proofs run as they did
+ * resident queries: only when it leaves the scratch of the largest run free (largest_scratch, as
+ * plan_resident counted it) besides the reserve; else no prefetch, and the proofs run as they did
  * without it (the note says why, for the backend line). */
 static g16_status spare_create(g16__gpu_prover *gp, g16_error *err)
 {
@@ -726,6 +743,102 @@ fail:
     return st;
 }
 
+/* Resident MSMs run in pieces of a power of two of points, down to PIECE_MIN (an eighth of the
+ * largest query for circuits below 2^23): below that the runs' fixed costs (the window sums, ~12 ms
+ * per G1 run from 2^24 points on the H200) add up, and streaming is the better plan anyway. */
+#define PIECE_MIN ((size_t)1 << 20)
+
+/* The largest piece whose runs' scratch fits in `room` bytes: 0 (the whole queries), a power of
+ * two, or SIZE_MAX when not even the smallest piece fits. */
+static size_t piece_for(const g16__gpu_prover *gp, size_t room)
+{
+    size_t nmax = largest_query(gp), floor = nmax / 8 < PIECE_MIN ? nmax / 8 : PIECE_MIN, p = 1;
+    if (scratch_at(gp, 0) <= room)
+        return 0;
+    while (p * 2 < nmax)
+        p *= 2;
+    for (; p >= floor && p >= 32; p /= 2)
+        if (scratch_at(gp, p) <= room)
+            return p;
+    return SIZE_MAX;
+}
+
+/* A piece as points per run, for comparisons: the whole queries count as the largest query
+ * rounded up to a power of two, no fit as 0. */
+static size_t piece_points(const g16__gpu_prover *gp, size_t piece)
+{
+    size_t nmax = largest_query(gp), p = 1;
+    if (piece == SIZE_MAX)
+        return 0;
+    if (piece)
+        return piece;
+    while (p < nmax)
+        p *= 2;
+    return p;
+}
+
+/* The SpMV's device bytes (matrices and dictionary; 0 when its ids cannot be addressed). */
+static size_t spmv_bytes(const struct g16_r1cs *r)
+{
+    if (r->num_coeffs > ((uint64_t)1 << 31))
+        return 0;
+    return matrix_bytes(r, 0) + matrix_bytes(r, 1) + matrix_bytes(r, 2) + r->num_coeffs * sizeof(g16_fr);
+}
+
+/* G16_GPU_PIECE=N (tests): the resident MSMs in pieces of N points (a multiple of 32), whatever
+ * fits; 0 when unset. */
+static g16_status piece_env(size_t *piece, g16_error *err)
+{
+    const char *env = getenv("G16_GPU_PIECE");
+    char *end;
+    *piece = 0;
+    if (!env || !*env)
+        return G16_OK;
+    unsigned long long v = strtoull(env, &end, 10);
+    if (*end || v < 32 || v % 32)
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_PIECE='%s': expected a positive multiple of 32 points", env);
+    *piece = (size_t)v;
+    return G16_OK;
+}
+
+/* Resident mode's plan, in the free memory left beside the H step's vectors: the five queries'
+ * bases, and the largest run's scratch kept free: whole queries when that fits, else pieces (the
+ * largest that fits, piece_for). Then the SpMV's matrices (*spmv) when they leave the pieces at
+ * least half as large as without them (the SpMV saves ~0.7 s of CPU per 2^27 circuit on 16 cores;
+ * halved pieces add the window sums of twice the runs, ~5% of an MSM), and the prefetch's spare
+ * set (gp->pf_mode) only when it leaves them as large. What does not fit is turned off here, with
+ * the reason in the notes. 0: not even the bases with the smallest pieces fit (streaming). */
+static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece, g16_error *err)
+{
+    size_t free_b = 0, total = 0, need = bases_bytes(gp) + G16__GPU_RESERVE, avail, p0, p_sm, p_all;
+    size_t n = gp->r->n, nw = gp->r->num_inputs + gp->r->num_aux, sm, spare;
+    if (g16__gpu_mem_info(gp->gpu, &free_b, &total, err) != G16_OK)
+        return 0;
+    avail = free_b > need ? free_b - need : 0;
+    if ((p0 = piece_for(gp, avail)) == SIZE_MAX)
+        return 0;
+    sm = *spmv ? spmv_bytes(gp->r) : 0;
+    p_sm = sm < avail ? piece_for(gp, avail - sm) : SIZE_MAX;
+    if (sm && piece_points(gp, p_sm) * 2 < piece_points(gp, p0)) {
+        *spmv = 0;
+        sm = 0;
+        p_sm = p0;
+        snprintf(gp->spmv_note, sizeof gp->spmv_note,
+                 "; A/B/C times the witness on the CPU: the matrices would more than halve the MSM pieces");
+    }
+    spare = gp->pf_mode ? (sm ? (nw ? nw : 1) : 3 * n) * sizeof(g16_fr) : 0;
+    p_all = sm + spare < avail ? piece_for(gp, avail - sm - spare) : SIZE_MAX;
+    if (spare && p_all != p_sm) {
+        gp->pf_mode = 0;
+        gp->pf_why = "its spare set would shrink the MSM pieces";
+        p_all = p_sm;
+    }
+    gp->piece = p_all;
+    if (forced_piece)
+        gp->piece = forced_piece < largest_query(gp) ? forced_piece : 0;
+    return 1;
+}
+
 g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struct g16_params *p,
                                   const struct g16_r1cs *r, g16_error *err)
 {
@@ -744,8 +857,9 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
     gp->pf_mu_init = 1;
     g16__span sp = g16__span_begin_n("gpu.prover_create", (uint64_t)device);
     int spmv = 0;
+    size_t forced_piece = 0;
     if ((st = prefetch_env(&gp->pf_mode, err)) != G16_OK || (st = spmv_env(&spmv, err)) != G16_OK ||
-        (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
+        (st = piece_env(&forced_piece, err)) != G16_OK || (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
         goto cleanup;
     if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, g16__params_root_generator(p), NULL, err)) != G16_OK)
         goto cleanup;
@@ -757,7 +871,8 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         goto cleanup;
     gp->check_bad = UINT64_MAX;
     /* G16_GPU_STREAM=1 forces streaming (tests of that path on a card where all would fit) */
-    gp->resident = !(getenv("G16_GPU_STREAM") && !strcmp(getenv("G16_GPU_STREAM"), "1")) && fits_resident(gp, err);
+    gp->resident = !(getenv("G16_GPU_STREAM") && !strcmp(getenv("G16_GPU_STREAM"), "1")) &&
+                   plan_resident(gp, &spmv, forced_piece, err);
     for (int q = 0; gp->resident && q < Q_COUNT; q++) {
         size_t n;
         q_bases(p, q, &n);
@@ -765,6 +880,7 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         if (st == G16_ERR_NOMEM) { /* the estimate was optimistic: stream instead */
             q_destroy_all(gp);
             gp->resident = 0;
+            gp->piece = 0;
             st = G16_OK;
         }
         if (st != G16_OK)
@@ -783,7 +899,8 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         goto cleanup;
     if (!gp->resident || !gp->pf_mode) {
         snprintf(gp->pf_note + strlen(gp->pf_note), sizeof gp->pf_note - strlen(gp->pf_note), "no %s prefetch (%s)",
-                 gp->spmv ? "witness" : "a/b/c", gp->pf_mode ? "queries streamed" : "G16_GPU_PREFETCH=0");
+                 gp->spmv ? "witness" : "a/b/c",
+                 !gp->resident ? "queries streamed" : gp->pf_why ? gp->pf_why : "G16_GPU_PREFETCH=0");
         gp->pf_mode = 0;
     } else if ((st = spare_create(gp, err)) != G16_OK) {
         goto cleanup;
@@ -804,7 +921,11 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
 {
     g16__gpu_info info;
     g16__gpu_get_info(gp->gpu, &info);
-    if (gp->resident)
+    if (gp->resident && gp->piece)
+        snprintf(buf, len, "gpu %d (%s), queries resident, MSMs in pieces of up to %zu points (the whole queries' "
+                 "scratch does not fit beside them), %s%s", info.device, info.name, gp->piece, gp->pf_note,
+                 gp->spmv_note);
+    else if (gp->resident)
         snprintf(buf, len, "gpu %d (%s), queries resident, %s%s", info.device, info.name, gp->pf_note, gp->spmv_note);
     else
         snprintf(buf, len,
@@ -988,6 +1109,8 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
 {
     g16_status st = G16_OK;
     g16__gpu_msm_opts o;
+    g16__gpu_msm *view = NULL, *m;
+    g16__span sp = 0;
     memset(&o, 0, sizeof o);
     o.device_scalars = 1; /* H, the witness and the compacted scalars all live on the device */
     if (!gp->resident) {
@@ -998,14 +1121,24 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
     } else if (!gp->q[q] && (st = q_create(gp, q, first, count, err)) != G16_OK) {
         goto cleanup;
     }
+    m = gp->q[q];
+    if (gp->resident && count < g16__gpu_msm_size(m)) { /* a piece: its own scratch, sized by count */
+        if ((st = g16__gpu_msm_view(&view, m, first, count, err)) != G16_OK)
+            goto cleanup;
+        m = view;
+        sp = g16__span_begin_n("gpu.msm_piece", count);
+    }
     if (q == Q_B2)
-        st = g16__gpu_msm_run_p2(gp->q[q], out, scalars + first, 1, &o, err);
+        st = g16__gpu_msm_run_p2(m, out, scalars + first, 1, &o, err);
     else
-        st = g16__gpu_msm_run_p1(gp->q[q], out, scalars + first, 1, &o, err);
+        st = g16__gpu_msm_run_p1(m, out, scalars + first, 1, &o, err);
     if (st != G16_OK)
         goto cleanup;
-    g16__gpu_msm_release_scratch(gp->q[q]);
+    g16__gpu_msm_release_scratch(m);
 cleanup:
+    if (view)
+        g16__span_end(sp);
+    g16__gpu_msm_destroy(view);
     if (!gp->resident) {
         g16__gpu_msm_destroy(gp->q[q]);
         gp->q[q] = NULL;
@@ -1013,21 +1146,23 @@ cleanup:
     return st;
 }
 
-/* The MSM of query q: one part when resident, else chunks of gp->chunk points summed on the host
- * (memory bounded by the chunk, whatever the query's size; each chunk's upload overlaps the
- * previous chunk's MSM). */
+/* The MSM of query q: one part when resident (or pieces of gp->piece points: the scratch bounded
+ * by the piece), else chunks of gp->chunk points (memory bounded by the chunk, whatever the
+ * query's size; each chunk's upload overlaps the previous chunk's MSM); the parts summed on the
+ * host. */
 static g16_status q_run(g16__gpu_prover *gp, int q, void *out, const g16_fr *scalars, g16_error *err)
 {
     g16_status st = G16_OK;
-    size_t n;
+    size_t n, step;
     q_bases(gp->p, q, &n);
+    step = gp->resident ? (gp->piece ? gp->piece : n) : gp->chunk;
     g16__span sp = g16__span_begin_n(q_span[q], n);
-    if (gp->resident || n <= gp->chunk) {
+    if (n <= step) {
         st = q_run_part(gp, q, out, scalars, 0, n, err);
         goto cleanup;
     }
-    for (size_t first = 0; first < n && st == G16_OK; first += gp->chunk) {
-        size_t count = n - first < gp->chunk ? n - first : gp->chunk;
+    for (size_t first = 0; first < n && st == G16_OK; first += step) {
+        size_t count = n - first < step ? n - first : step;
         if (q == Q_B2) {
             g16_p2 part;
             st = q_run_part(gp, q, &part, scalars, first, count, err);

@@ -10,8 +10,16 @@
  * Memory: g16__gpu_prover_create allocates the H step's three vectors (96 B per constraint, kept:
  * H stays on the device for msm.h), the witness (32 B per variable: uploaded once per proof, the
  * l query's scalars, and the source of the a and b queries' scalars, which are compacted on the
- * device into the H step's b and c once H is computed), the density bitmaps, and uploads the h, l, a, b_g1 and b_g2 queries once (96 B per
- * G1 point, 192 B per G2 point) when they fit beside them with an MSM's scratch; otherwise
+ * device into the H step's b and c once H is computed), the density bitmaps, and uploads the h, l,
+ * a, b_g1 and b_g2 queries once (96 B per G1 point, 192 B per G2 point) when they fit beside them
+ * with an MSM's scratch. That scratch is the whole largest query's when it fits (G1 2^27: ~36.4
+ * GB); else each resident MSM runs in pieces of a power of two of points (views of the query,
+ * g16__gpu_msm_view, the results summed on the host), the largest whose scratch fits, down to
+ * 2^20 points: on an 80 GB card a 2^27 circuit's queries (~47 GB for Filecoin's) stay resident in
+ * pieces instead of crossing PCIe with every proof (G16_GPU_PIECE=N forces pieces of N points, a
+ * multiple of 32, for tests). The SpMV's matrices and the prefetch's spare set (below) take memory
+ * from the pieces only within limits: the matrices when the pieces stay at least half as large,
+ * the spare set when they stay as large. When not even the smallest pieces fit
  * ("streaming") each MSM uploads its query in chunks sized to half the free memory (G16_GPU_CHUNK=N
  * points overrides, G16_GPU_STREAM=1 forces streaming; both for tests), runs each chunk and sums
  * the parts on the host, so a card smaller than the parameters still proves (slower: the queries
