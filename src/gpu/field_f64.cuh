@@ -34,14 +34,16 @@
  *
  * Reduction (CIOS order): row i adds a·b_i, then q = (column i)·n0 mod 2^S (n0 = −m^-1 mod 2^S,
  * 64-bit integer multiply on the otherwise idle IMAD pipe), converted to a double by OR-ing it into
- * the mantissa of 2^52 and subtracting 2^52 (exact), adds q·m, and carries column i (now ≡ 0 mod
- * 2^S, complete) into column i+1. After N rows the result is columns N..2N-1, carried into S-bit
- * limbs and converted back to doubles the same way.
+ * the mantissa of 2^52 and subtracting 2^52 (exact), adds q·m (of q·m0 only the high part: its low
+ * part would only zero column i's low bits, so the carry is derived instead), and carries column i
+ * (complete) into column i+1. After N rows the result is columns N..2N-1, carried into S-bit limbs
+ * and converted back to doubles the same way.
  *
  * Rounding: the device uses __fma_rz for hi and plain (exact) operations elsewhere. The host
  * (tests) uses C fma() and the caller must have set fesetround(FE_TOWARDZERO) and compiled with
  * -frounding-math: the host code exercises the real IEEE semantics, not an emulation.
- * FP64 operations per product: 6N² + 2N (Fp 400, Fr 160).
+ * FP64 operations per product: 3 per limb product except 1 for each q·m0 (6N² − 2N), one DADD per
+ * q and per result limb (2N): 6N² in all, Fp 384 (256 DFMA + 128 DADD), Fr 150 (95 + 55).
  */
 #ifndef G16_GPU_FIELD_F64_CUH
 #define G16_GPU_FIELD_F64_CUH
@@ -155,10 +157,10 @@ G16_HD uint64_t f64_pairs(int k, int N)
 }
 
 /* Minus the bias column k collects (mod 2^64): a lo pattern per pair of a·b and of q·m summing to
- * k, a hi pattern per pair summing to k − 1. */
+ * k, except q_k·m_0's (never added, see f64_mont_mul), a hi pattern per pair summing to k − 1. */
 G16_HD uint64_t f64_col_init(int k, int N, int S)
 {
-    uint64_t lo = 2 * f64_pairs(k, N), hi = 2 * f64_pairs(k - 1, N);
+    uint64_t lo = 2 * f64_pairs(k, N) - (k < N ? 1 : 0), hi = 2 * f64_pairs(k - 1, N);
     return (uint64_t)0 - (lo * G16_F64_LO_BIAS + hi * G16_F64_HI_BIAS(S));
 }
 
@@ -180,10 +182,14 @@ G16_HD void f64_mont_mul(double *r, const double *a, const double *b, const doub
             f64_mac(&col[i + j], &col[i + j + 1], a[j], b[i], S);
         /* column i has all its a·b terms; its low S bits are exact (biases are multiples of 2^52) */
         double q = f64_of_u52((col[i] * n0) & mask);
+        /* q·m0 = H0·2^S + L0 with L0 ≡ −column i (mod 2^S): only H0 is computed (one FMA, not
+         * three); column i plus L0 would be a multiple of 2^S, so its carry is column i's high
+         * part plus one when its low S bits are nonzero. Column i is otherwise complete here. */
+        col[i + 1] += f64_bits(f64_fma_rz(q, m[0], f64_of_bits(G16_F64_HI_BIAS(S))));
         G16_UNROLL
-        for (int j = 0; j < N; j++)
+        for (int j = 1; j < N; j++)
             f64_mac(&col[i + j], &col[i + j + 1], q, m[j], S);
-        col[i + 1] += col[i] >> S; /* column i is complete, its low S bits zero */
+        col[i + 1] += (col[i] >> S) + (uint64_t)((col[i] & mask) != 0);
     }
     G16_UNROLL
     for (int k = N; k < 2 * N; k++) {
