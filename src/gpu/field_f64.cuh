@@ -43,7 +43,7 @@
  * (tests) uses C fma() and the caller must have set fesetround(FE_TOWARDZERO) and compiled with
  * -frounding-math: the host code exercises the real IEEE semantics, not an emulation.
  * FP64 operations per product: 3 per limb product except 1 for each q·m0 (6N² − 2N), one DADD per
- * q and per result limb (2N): 6N² in all, Fp 384 (256 DFMA + 128 DADD), Fr 150 (95 + 55).
+ * q and per result limb (2N): 6N² in all, Fp 384 (248 DFMA + 136 DADD), Fr 150 (95 + 55).
  */
 #ifndef G16_GPU_FIELD_F64_CUH
 #define G16_GPU_FIELD_F64_CUH
