@@ -205,7 +205,8 @@ __global__ static void __launch_bounds__(BENCH_THREADS) fp_bench_kernel(gfp *x, 
  * the loop and back after, so that x holds ordinary reduced gfp / gfr values. The Fr conversions
  * also change the Montgomery radix (2^256 <-> 2^260), so the chain's result is exactly the gfr
  * chain's x·y^iters and the CPU replay is the ordinary product chain. */
-__global__ static void __launch_bounds__(BENCH_THREADS) fp64_bench_kernel(gfp *x, const gfp *y, unsigned iters)
+template <int MINB>
+__global__ static void __launch_bounds__(BENCH_THREADS, MINB) fp64_bench_kernel(gfp *x, const gfp *y, unsigned iters)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     gfp u = x[2 * i], v = x[2 * i + 1], t = y[i];
@@ -223,7 +224,44 @@ __global__ static void __launch_bounds__(BENCH_THREADS) fp64_bench_kernel(gfp *x
     x[2 * i + 1] = v;
 }
 
-__global__ static void __launch_bounds__(BENCH_THREADS) fr64_bench_kernel(gfr *x, const gfr *y, unsigned iters)
+/* Mixed pipes: chain a through the IMAD product, chain b through the FP64-pipe product, in the
+ * same thread (the two products use different pipes: does the SM run both at once?) */
+template <int MINB>
+__global__ static void __launch_bounds__(BENCH_THREADS, MINB) fpmix_bench_kernel(gfp *x, const gfp *y, unsigned iters)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    gfp a = x[2 * i], v = x[2 * i + 1], w = y[i];
+    gfp64 b, w64;
+    gfp64_from_gfp(&b, &v);
+    gfp64_from_gfp(&w64, &w);
+    for (unsigned k = 0; k < iters; k++) {
+        gfp_mul(&a, &a, &w);
+        gfp64_mul(&b, &b, &w64);
+    }
+    gfp_from_gfp64(&v, &b);
+    x[2 * i] = a;
+    x[2 * i + 1] = v;
+}
+
+template <int MINB>
+__global__ static void __launch_bounds__(BENCH_THREADS, MINB) frmix_bench_kernel(gfr *x, const gfr *y, unsigned iters)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    gfr a = x[2 * i], v = x[2 * i + 1], w = y[i];
+    gfr64 b, w64;
+    gfr64_from_gfr(&b, &v);
+    gfr64_from_gfr(&w64, &w);
+    for (unsigned k = 0; k < iters; k++) {
+        gfr_mul(&a, &a, &w);
+        gfr64_mul(&b, &b, &w64);
+    }
+    gfr_from_gfr64(&v, &b);
+    x[2 * i] = a;
+    x[2 * i + 1] = v;
+}
+
+template <int MINB>
+__global__ static void __launch_bounds__(BENCH_THREADS, MINB) fr64_bench_kernel(gfr *x, const gfr *y, unsigned iters)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     gfr u = x[2 * i], v = x[2 * i + 1], t = y[i];
@@ -261,9 +299,29 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
     int fp = field == 1 || field == 4 || field == 5, inv = field == 3 || field == 4, limbs = fp ? 12 : 8, per_sm = 0;
     const void *kerns[7] = {(const void *)fr_bench_kernel<0>, (const void *)fp_bench_kernel<0>,
                             (const void *)fr_bench_kernel<1>, (const void *)fr_bench_kernel<2>,
-                            (const void *)fp_bench_kernel<1>, (const void *)fp64_bench_kernel,
-                            (const void *)fr64_bench_kernel};
+                            (const void *)fp_bench_kernel<1>, (const void *)fp64_bench_kernel<1>,
+                            (const void *)fr64_bench_kernel<1>};
     const void *kern = field >= 0 && field < 7 ? kerns[field] : NULL;
+    {
+        /* G16_BENCH_F64_MINB = 2..4: the f64 kernels compiled for that many resident blocks per SM
+         * (fewer registers; occupancy experiments) */
+        const char *e = getenv("G16_BENCH_F64_MINB");
+        int mb = e ? atoi(e) : 1;
+        const void *k5[4] = {(const void *)fp64_bench_kernel<1>, (const void *)fp64_bench_kernel<2>,
+                             (const void *)fp64_bench_kernel<3>, (const void *)fp64_bench_kernel<4>};
+        const void *k6[4] = {(const void *)fr64_bench_kernel<1>, (const void *)fr64_bench_kernel<2>,
+                             (const void *)fr64_bench_kernel<3>, (const void *)fr64_bench_kernel<4>};
+        if (mb >= 1 && mb <= 4 && field == 5)
+            kern = k5[mb - 1];
+        if (mb >= 1 && mb <= 4 && field == 6)
+            kern = k6[mb - 1];
+        /* G16_BENCH_MIX=1: fields 5 and 6 run one IMAD chain and one FP64 chain per thread */
+        e = getenv("G16_BENCH_MIX");
+        if (e && atoi(e) == 1 && field == 5)
+            kern = mb == 2 ? (const void *)fpmix_bench_kernel<2> : (const void *)fpmix_bench_kernel<1>;
+        if (e && atoi(e) == 1 && field == 6)
+            kern = mb == 2 ? (const void *)frmix_bench_kernel<2> : (const void *)frmix_bench_kernel<1>;
+    }
     size_t threads = 0, xb = 0, yb = 0;
     uint32_t *hx = NULL, *hy = NULL, *hr = NULL;
     void *d = NULL;
