@@ -3,6 +3,13 @@
  * the integer (IMAD) products of gpu/field.cuh: same conventions (CUDA device code and plain C11 on
  * the host, G16_HD / G16_UNROLL from field.cuh).
  *
+ * Verdict, measured (H200, bench_gpu_ntt's multiplication tables, bench/RESULTS.md fifteenth
+ * session): not used by the NTT or the MSM. Fp 24.8-24.9 G products/s against 24.5-24.6 for the
+ * IMAD product (1.01x; the SASS counts predicted 1.53x: 384 FP64 ops and 768 instructions per
+ * product); Fr 62.0-62.2 against 53.8 (1.15x, predicted 1.40x). More resident blocks (fewer
+ * registers) are slower, and one IMAD chain beside one FP64 chain in each thread gives 23.8-24.1 G/s
+ * in all: the two pipes do not add up. The G1 MSM goal needs ~1.7x from the product.
+ *
  * Representation: an element is N limbs of S bits, little-endian, each an exact integer below 2^S
  * held in a double.
  *   gfp64: N = 8, S = 48 (384 bits), Montgomery form with R = 2^384: the same integer as gfp, so
