@@ -67,6 +67,27 @@ static void rand_fr(g16_fr *x)
 
 static double fr_rate, fp_rate; /* measured multiplications per second (Fr: special reduction) */
 
+/* The FP64-pipe products (gpu/field_f64.cuh: bench fields 5 Fp, 6 Fr) against this run's integer
+ * products; FP64 ops per product (DFMA + DADD, field_f64.cuh's count, 6N²): Fp 384, Fr 150. */
+static void bench_mul_f64(g16__gpu *g)
+{
+    static const char *name[2] = {"Fp (f64 limbs, 8 x 48 bits)", "Fr (f64 limbs, 5 x 52 bits)"};
+    static const double fp64_ops[2] = {384, 150};
+    bench_emit("\n| field | FP64 ops / mul | G mul/s (median of 5) | ratio to the IMAD product |\n");
+    bench_emit("|---|---|---|---|\n");
+    for (int q = 0; q < 2; q++) {
+        double r[5];
+        g16_error err = {0, ""};
+        for (int i = 0; i < 5; i++) {
+            uint32_t check;
+            if (g16__gpu_mul_bench(g, 5 + q, q == 0 ? 1024 : 2048, &r[i], &check, &err) != G16_OK)
+                die("mul bench (FP64)", &err);
+        }
+        double m = median(r, 5), imad_rate = q == 0 ? fp_rate : fr_rate;
+        bench_emit("| %s | %.0f | %.2f | %.2f |\n", name[q], fp64_ops[q], m / 1e9, m / imad_rate);
+    }
+}
+
 static void bench_mul(g16__gpu *g)
 {
     static const char *name[3] = {"Fr (special reduction)", "Fp", "Fr (generic reduction)"};
@@ -91,6 +112,7 @@ static void bench_mul(g16__gpu *g)
             fp_rate = m;
         bench_emit("| %s | %.0f | %.2f | %.2f | %.2f |\n", name[f], imad[f], m / 1e9, ceil / 1e9, m / ceil);
     }
+    bench_mul_f64(g);
 }
 
 /* Variable-time inversion (gpu/field_inv.cuh), chains x <- x^(-1) + y on every thread; its cost

@@ -12,6 +12,8 @@
  * inversion chains) on a short run. */
 #include "testutil.h"
 
+#include <fenv.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "field/fp.h"
 #include "field/fr.h"
 #include "gpu/field.cuh"
+#include "gpu/field_f64.cuh"
 #include "gpu/field_inv.cuh"
 #include "gpu/gpu.h"
 
@@ -99,7 +102,8 @@ static void gen_fp(g16_fp *x, size_t i)
 static void cpu_fr(int op, g16_fr *r, const g16_fr *a, const g16_fr *b)
 {
     switch (op) {
-    case G16__GPU_OP_MUL: g16__fr_mul(r, a, b); break;
+    case G16__GPU_OP_MUL:
+    case G16__GPU_OP_MUL_F64: g16__fr_mul(r, a, b); break;
     case G16__GPU_OP_SQR: g16__fr_sqr(r, a); break;
     case G16__GPU_OP_ADD: g16__fr_add(r, a, b); break;
     case G16__GPU_OP_SUB: g16__fr_sub(r, a, b); break;
@@ -111,7 +115,8 @@ static void cpu_fr(int op, g16_fr *r, const g16_fr *a, const g16_fr *b)
 static void cpu_fp(int op, g16_fp *r, const g16_fp *a, const g16_fp *b)
 {
     switch (op) {
-    case G16__GPU_OP_MUL: g16__fp_mul(r, a, b); break;
+    case G16__GPU_OP_MUL:
+    case G16__GPU_OP_MUL_F64: g16__fp_mul(r, a, b); break;
     case G16__GPU_OP_SQR: g16__fp_sqr(r, a); break;
     case G16__GPU_OP_ADD: g16__fp_add(r, a, b); break;
     case G16__GPU_OP_SUB: g16__fp_sub(r, a, b); break;
@@ -120,9 +125,45 @@ static void cpu_fp(int op, g16_fp *r, const g16_fp *a, const g16_fp *b)
     }
 }
 
-static const char *op_name[] = {"mul", "sqr", "add", "sub", "neg", "inv"};
+static const char *op_name[] = {"mul", "sqr", "add", "sub", "neg", "inv", "mul_f64"};
 
 /* ---------------------------------------------------------------- host emulation */
+
+/* The FP64 products need rounding toward zero on the host (gpu/field_f64.cuh): set it and check
+ * that it takes effect (each operand below is volatile, so nothing is folded at compile time). */
+static void rz_begin(void)
+{
+    assert_int_equal(fesetround(FE_TOWARDZERO), 0);
+    assert_int_equal(fegetround(), FE_TOWARDZERO);
+    volatile double one = 1.0, tiny = 0x1.8p-53, x = 1.75, y = 1.0 + 0x1p-52, zero = 0.0;
+    assert_true(one + tiny == 1.0);                    /* nearest would give 1 + 2^-52 */
+    assert_true(fma(x, y, zero) == 1.75 + 0x1p-52);    /* 1.75 + 1.75 ulp: nearest gives + 2 ulp */
+}
+
+static void rz_end(void) { assert_int_equal(fesetround(FE_TONEAREST), 0); }
+
+/* The device's MUL_F64 op on the host: converted in, the FP64 product, converted back. */
+static void emu_fr_f64(gfr *r, const gfr *a, const gfr *b)
+{
+    gfr64 x, y;
+    rz_begin();
+    gfr64_from_gfr(&x, a);
+    gfr64_from_gfr(&y, b);
+    gfr64_mul(&x, &x, &y);
+    gfr_from_gfr64(r, &x);
+    rz_end();
+}
+
+static void emu_fp_f64(gfp *r, const gfp *a, const gfp *b)
+{
+    gfp64 x, y;
+    rz_begin();
+    gfp64_from_gfp(&x, a);
+    gfp64_from_gfp(&y, b);
+    gfp64_mul(&x, &x, &y);
+    gfp_from_gfp64(r, &x);
+    rz_end();
+}
 
 static void emu_fr(int op, gfr *r, const gfr *a, const gfr *b)
 {
@@ -132,6 +173,7 @@ static void emu_fr(int op, gfr *r, const gfr *a, const gfr *b)
     case G16__GPU_OP_ADD: gfr_add(r, a, b); break;
     case G16__GPU_OP_SUB: gfr_sub(r, a, b); break;
     case G16__GPU_OP_INV: gfr_inv_var(r, a); break;
+    case G16__GPU_OP_MUL_F64: emu_fr_f64(r, a, b); break;
     default: gfr_neg(r, a); break;
     }
 }
@@ -144,6 +186,7 @@ static void emu_fp(int op, gfp *r, const gfp *a, const gfp *b)
     case G16__GPU_OP_ADD: gfp_add(r, a, b); break;
     case G16__GPU_OP_SUB: gfp_sub(r, a, b); break;
     case G16__GPU_OP_INV: gfp_inv_var(r, a); break;
+    case G16__GPU_OP_MUL_F64: emu_fp_f64(r, a, b); break;
     default: gfp_neg(r, a); break;
     }
 }
@@ -458,6 +501,239 @@ static void test_host_inv(void **state)
     }
 }
 
+/* ---------------------------------------------------------------- FP64-pipe products */
+
+/* The FP64 products (gpu/field_f64.cuh, real IEEE operations under FE_TOWARDZERO) against GMP:
+ * for integers a, b < 2m in limb form, the result must be valid limbs (exact integers below 2^S),
+ * below 2m, and ≡ a·b·2^(-S·N) mod m; made canonical by the conversion back, it must equal the
+ * GMP value. Random operands below 2m (from the printed seed) and every pair of edge operands. */
+typedef struct {
+    int N, S;
+    void (*mul)(double *r, const double *a, const double *b);
+    mpz_t m, rinv; /* the modulus, 2^(-S·N) mod m */
+} f64_field;
+
+static void f64p_mul_limbs(double *r, const double *a, const double *b)
+{
+    gfp64 x, y, z;
+    memcpy(x.l, a, sizeof x.l);
+    memcpy(y.l, b, sizeof y.l);
+    gfp64_mul(&z, &x, &y);
+    memcpy(r, z.l, sizeof z.l);
+}
+
+static void f64r_mul_limbs(double *r, const double *a, const double *b)
+{
+    gfr64 x, y, z;
+    memcpy(x.l, a, sizeof x.l);
+    memcpy(y.l, b, sizeof y.l);
+    gfr64_mul(&z, &x, &y);
+    memcpy(r, z.l, sizeof z.l);
+}
+
+static void f64_field_init(f64_field *F, int fp)
+{
+    F->N = fp ? G16_F64P_LIMBS : G16_F64R_LIMBS;
+    F->S = fp ? 48 : 52;
+    F->mul = fp ? f64p_mul_limbs : f64r_mul_limbs;
+    mpz_inits(F->m, F->rinv, NULL);
+    if (fp)
+        tu_mpz_p(F->m);
+    else
+        tu_mpz_r(F->m);
+    mpz_setbit(F->rinv, (mp_bitcnt_t)(F->N * F->S));
+    assert_true(mpz_invert(F->rinv, F->rinv, F->m));
+}
+
+static void f64_field_clear(f64_field *F) { mpz_clears(F->m, F->rinv, NULL); }
+
+/* Limbs -> integer; fails unless every limb is an exact integer in [0, 2^S). */
+static void f64_to_mpz(mpz_t z, const double *x, const f64_field *F)
+{
+    mpz_set_ui(z, 0);
+    for (int k = F->N - 1; k >= 0; k--) {
+        if (!(x[k] >= 0 && x[k] < ldexp(1.0, F->S) && x[k] == floor(x[k])))
+            fail_msg("limb %d = %.17g is not an integer in [0, 2^%d)", k, x[k], F->S);
+        mpz_mul_2exp(z, z, (mp_bitcnt_t)F->S);
+        mpz_add_ui(z, z, (unsigned long)x[k]);
+    }
+}
+
+static void f64_from_mpz(double *x, const mpz_t z, const f64_field *F)
+{
+    mpz_t t;
+    mpz_init(t);
+    for (int k = 0; k < F->N; k++) {
+        mpz_fdiv_q_2exp(t, z, (mp_bitcnt_t)(k * F->S));
+        mpz_fdiv_r_2exp(t, t, (mp_bitcnt_t)F->S);
+        x[k] = (double)mpz_get_ui(t);
+    }
+    mpz_clear(t);
+}
+
+/* Edge operands (integers below 2m): 0, 1, R mod m, m − 1, m, 2m − 1, and the largest values whose
+ * limbs below the top one are all 2^S − 1 (top limb that of 2m − 1, minus one). */
+#define F64_EDGES 7
+static void f64_edge(mpz_t z, int which, const f64_field *F)
+{
+    switch (which) {
+    case 0: mpz_set_ui(z, 0); break;
+    case 1: mpz_set_ui(z, 1); break;
+    case 2: mpz_set_ui(z, 0); mpz_setbit(z, (mp_bitcnt_t)(F->N * F->S)); mpz_mod(z, z, F->m); break;
+    case 3: mpz_sub_ui(z, F->m, 1); break;
+    case 4: mpz_set(z, F->m); break;
+    case 5: mpz_mul_2exp(z, F->m, 1); mpz_sub_ui(z, z, 1); break;
+    default: /* (top(2m − 1) − 1)·2^(S(N−1)) + 2^(S(N−1)) − 1 */
+        mpz_mul_2exp(z, F->m, 1);
+        mpz_sub_ui(z, z, 1);
+        mpz_fdiv_q_2exp(z, z, (mp_bitcnt_t)(F->S * (F->N - 1)));
+        mpz_mul_2exp(z, z, (mp_bitcnt_t)(F->S * (F->N - 1)));
+        mpz_sub_ui(z, z, 1);
+        break;
+    }
+}
+
+static void f64_random(mpz_t z, const f64_field *F)
+{
+    mpz_set_ui(z, 0);
+    for (int k = 0; k < 7; k++) { /* 448 bits, then mod 2m */
+        mpz_mul_2exp(z, z, 64);
+        mpz_add_ui(z, z, (unsigned long)tu_rand64());
+    }
+    mpz_t m2;
+    mpz_init(m2);
+    mpz_mul_2exp(m2, F->m, 1);
+    mpz_mod(z, z, m2);
+    mpz_clear(m2);
+}
+
+/* One product a·b (integers below 2m) checked against GMP. */
+static void f64_check_one(const f64_field *F, const mpz_t a, const mpz_t b, const char *what, int i)
+{
+    double x[G16_F64_MAX_LIMBS], y[G16_F64_MAX_LIMBS], z[G16_F64_MAX_LIMBS];
+    mpz_t got, want, m2;
+    mpz_inits(got, want, m2, NULL);
+    f64_from_mpz(x, a, F);
+    f64_from_mpz(y, b, F);
+    F->mul(z, x, y);
+    f64_to_mpz(got, z, F);
+    mpz_mul(want, a, b);
+    mpz_mul(want, want, F->rinv);
+    mpz_mod(want, want, F->m);
+    mpz_mul_2exp(m2, F->m, 1);
+    if (mpz_cmp(got, m2) >= 0)
+        fail_msg("%s S=%d: product %d not below 2m", what, F->S, i);
+    mpz_mod(got, got, F->m);
+    if (mpz_cmp(got, want) != 0)
+        fail_msg("%s S=%d: product %d differs from GMP", what, F->S, i);
+    mpz_clears(got, want, m2, NULL);
+}
+
+static void f64_field_test(int fp)
+{
+    f64_field F;
+    f64_field_init(&F, fp);
+    mpz_t a, b;
+    mpz_inits(a, b, NULL);
+    rz_begin();
+    for (int i = 0; i < F64_EDGES; i++)
+        for (int j = 0; j < F64_EDGES; j++) {
+            f64_edge(a, i, &F);
+            f64_edge(b, j, &F);
+            f64_check_one(&F, a, b, "edge pair", i * F64_EDGES + j);
+        }
+    int iters = tu_iters(100000);
+    for (int i = 0; i < iters; i++) {
+        f64_random(a, &F);
+        if (i % 16 == 15)
+            f64_edge(b, i / 16 % F64_EDGES, &F);
+        else
+            f64_random(b, &F);
+        f64_check_one(&F, a, b, "random", i);
+    }
+    rz_end();
+    mpz_clears(a, b, NULL);
+    f64_field_clear(&F);
+}
+
+static void test_host_f64_fp(void **state)
+{
+    (void)state;
+    f64_field_test(1);
+}
+
+static void test_host_f64_fr(void **state)
+{
+    (void)state;
+    f64_field_test(0);
+}
+
+/* The conversions: gfp -> gfp64 -> gfp is the identity on reduced values (and makes a lazy value
+ * canonical); gfr -> gfr64 -> gfr too (through the 2^±4 products); products of converted values,
+ * converted back, are the CPU products (bit for bit, so the canonical reduction is tested too). */
+static void test_host_f64_convert(void **state)
+{
+    (void)state;
+    int iters = tu_iters(20000);
+    rz_begin();
+    for (int i = 0; i < iters; i++) {
+        g16_fp a, b, want;
+        g16_fr c, d, wantr;
+        gen_fp(&a, (size_t)i);
+        gen_fp(&b, (size_t)i * 3 + 1);
+        gen_fr(&c, (size_t)i);
+        gen_fr(&d, (size_t)i * 5 + 2);
+        gfp x, y, z;
+        gfr u, v, w;
+        gfp64 x64, y64;
+        gfr64 u64, v64;
+        memcpy(&x, &a, sizeof x);
+        memcpy(&y, &b, sizeof y);
+        memcpy(&u, &c, sizeof u);
+        memcpy(&v, &d, sizeof v);
+        gfp64_from_gfp(&x64, &x);
+        gfp_from_gfp64(&z, &x64);
+        if (memcmp(&z, &x, sizeof z) != 0)
+            fail_msg("gfp -> gfp64 -> gfp is not the identity at iteration %d", i);
+        gfr64_from_gfr(&u64, &u);
+        gfr_from_gfr64(&w, &u64);
+        if (memcmp(&w, &u, sizeof w) != 0)
+            fail_msg("gfr -> gfr64 -> gfr is not the identity at iteration %d", i);
+        gfp64_from_gfp(&y64, &y);
+        gfp64_mul(&x64, &x64, &y64); /* aliasing */
+        gfp_from_gfp64(&z, &x64);
+        g16__fp_mul(&want, &a, &b);
+        if (memcmp(&z, &want, sizeof z) != 0)
+            fail_msg("gfp64 product differs from the CPU at iteration %d", i);
+        gfr64_from_gfr(&v64, &v);
+        gfr64_mul(&u64, &u64, &v64);
+        gfr_from_gfr64(&w, &u64);
+        g16__fr_mul(&wantr, &c, &d);
+        if (memcmp(&w, &wantr, sizeof w) != 0)
+            fail_msg("gfr64 product differs from the CPU at iteration %d", i);
+    }
+    /* a lazy value p + x (x < p, below 2p) comes back as x */
+    {
+        const uint32_t pm[12] = G16_GFP_MODULUS;
+        g16_fp a;
+        gfp x, z;
+        tu_rand_fp(&a);
+        memcpy(&x, &a, sizeof x);
+        uint64_t c = 0;
+        gfp lazy;
+        for (int j = 0; j < 12; j++) {
+            c += (uint64_t)x.l[j] + pm[j];
+            lazy.l[j] = (uint32_t)c;
+            c >>= 32;
+        }
+        gfp64 l64;
+        gfp64_from_gfp(&l64, &lazy);
+        gfp_from_gfp64(&z, &l64);
+        assert_memory_equal(&z, &x, sizeof z);
+    }
+    rz_end();
+}
+
 /* ---------------------------------------------------------------- device */
 
 static g16__gpu *dev_open_or_skip(void)
@@ -543,7 +819,7 @@ static void test_dev_bench_kernels(void **state)
     (void)state;
     g16__gpu *g = dev_open_or_skip();
     g16_error err = {0, ""};
-    for (int field = 0; field < 5; field++) { /* 3, 4: the inversion chains */
+    for (int field = 0; field < 7; field++) { /* 3, 4: the inversion chains; 5, 6: FP64 products */
         double per_s = 0;
         uint32_t check = 0;
         if (g16__gpu_mul_bench(g, field, 64, &per_s, &check, &err) != G16_OK)
@@ -630,6 +906,8 @@ int main(void)
         cmocka_unit_test(test_constants),  cmocka_unit_test(test_host_fr),  cmocka_unit_test(test_host_fp),
         cmocka_unit_test(test_host_edges), cmocka_unit_test(test_host_wide), cmocka_unit_test(test_host_single_flag),
         cmocka_unit_test(test_host_lazy_fr),
+        cmocka_unit_test(test_host_f64_fp), cmocka_unit_test(test_host_f64_fr),
+        cmocka_unit_test(test_host_f64_convert),
         cmocka_unit_test(test_host_inv),   cmocka_unit_test(test_dev_fr),
         cmocka_unit_test(test_dev_fp),
         cmocka_unit_test(test_dev_bench_kernels),

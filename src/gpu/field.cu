@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gpu/field.cuh"
+#include "gpu/field_f64.cuh"
 #include "gpu/field_inv.cuh"
 #include "gpu/gpu_internal.cuh"
 
@@ -21,6 +22,14 @@ __global__ static void fr_op_kernel(int op, gfr *out, const gfr *a, const gfr *b
     case G16__GPU_OP_ADD: gfr_add(&r, &x, &y); break;
     case G16__GPU_OP_SUB: gfr_sub(&r, &x, &y); break;
     case G16__GPU_OP_INV: gfr_inv_var(&r, &x); break;
+    case G16__GPU_OP_MUL_F64: {
+        gfr64 u, v;
+        gfr64_from_gfr(&u, &x);
+        gfr64_from_gfr(&v, &y);
+        gfr64_mul(&u, &u, &v);
+        gfr_from_gfr64(&r, &u);
+        break;
+    }
     default: gfr_neg(&r, &x); break;
     }
     out[i] = r;
@@ -38,6 +47,14 @@ __global__ static void fp_op_kernel(int op, gfp *out, const gfp *a, const gfp *b
     case G16__GPU_OP_ADD: gfp_add(&r, &x, &y); break;
     case G16__GPU_OP_SUB: gfp_sub(&r, &x, &y); break;
     case G16__GPU_OP_INV: gfp_inv_var(&r, &x); break;
+    case G16__GPU_OP_MUL_F64: {
+        gfp64 u, v;
+        gfp64_from_gfp(&u, &x);
+        gfp64_from_gfp(&v, &y);
+        gfp64_mul(&u, &u, &v);
+        gfp_from_gfp64(&r, &u);
+        break;
+    }
     default: gfp_neg(&r, &x); break;
     }
     out[i] = r;
@@ -184,6 +201,84 @@ __global__ static void __launch_bounds__(BENCH_THREADS) fp_bench_kernel(gfp *x, 
     x[2 * i + 1] = b;
 }
 
+/* The FP64-pipe products (gpu/field_f64.cuh) in the same chains: converted to the f64 form before
+ * the loop and back after, so that x holds ordinary reduced gfp / gfr values. The Fr conversions
+ * also change the Montgomery radix (2^256 <-> 2^260), so the chain's result is exactly the gfr
+ * chain's x·y^iters and the CPU replay is the ordinary product chain. */
+template <int MINB>
+__global__ static void __launch_bounds__(BENCH_THREADS, MINB) fp64_bench_kernel(gfp *x, const gfp *y, unsigned iters)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    gfp u = x[2 * i], v = x[2 * i + 1], t = y[i];
+    gfp64 a, b, w;
+    gfp64_from_gfp(&a, &u);
+    gfp64_from_gfp(&b, &v);
+    gfp64_from_gfp(&w, &t);
+    for (unsigned k = 0; k < iters; k++) {
+        gfp64_mul(&a, &a, &w);
+        gfp64_mul(&b, &b, &w);
+    }
+    gfp_from_gfp64(&u, &a);
+    gfp_from_gfp64(&v, &b);
+    x[2 * i] = u;
+    x[2 * i + 1] = v;
+}
+
+/* Mixed pipes: chain a through the IMAD product, chain b through the FP64-pipe product, in the
+ * same thread (the two products use different pipes: does the SM run both at once?) */
+template <int MINB>
+__global__ static void __launch_bounds__(BENCH_THREADS, MINB) fpmix_bench_kernel(gfp *x, const gfp *y, unsigned iters)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    gfp a = x[2 * i], v = x[2 * i + 1], w = y[i];
+    gfp64 b, w64;
+    gfp64_from_gfp(&b, &v);
+    gfp64_from_gfp(&w64, &w);
+    for (unsigned k = 0; k < iters; k++) {
+        gfp_mul(&a, &a, &w);
+        gfp64_mul(&b, &b, &w64);
+    }
+    gfp_from_gfp64(&v, &b);
+    x[2 * i] = a;
+    x[2 * i + 1] = v;
+}
+
+template <int MINB>
+__global__ static void __launch_bounds__(BENCH_THREADS, MINB) frmix_bench_kernel(gfr *x, const gfr *y, unsigned iters)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    gfr a = x[2 * i], v = x[2 * i + 1], w = y[i];
+    gfr64 b, w64;
+    gfr64_from_gfr(&b, &v);
+    gfr64_from_gfr(&w64, &w);
+    for (unsigned k = 0; k < iters; k++) {
+        gfr_mul(&a, &a, &w);
+        gfr64_mul(&b, &b, &w64);
+    }
+    gfr_from_gfr64(&v, &b);
+    x[2 * i] = a;
+    x[2 * i + 1] = v;
+}
+
+template <int MINB>
+__global__ static void __launch_bounds__(BENCH_THREADS, MINB) fr64_bench_kernel(gfr *x, const gfr *y, unsigned iters)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    gfr u = x[2 * i], v = x[2 * i + 1], t = y[i];
+    gfr64 a, b, w;
+    gfr64_from_gfr(&a, &u);
+    gfr64_from_gfr(&b, &v);
+    gfr64_from_gfr(&w, &t);
+    for (unsigned k = 0; k < iters; k++) {
+        gfr64_mul(&a, &a, &w);
+        gfr64_mul(&b, &b, &w);
+    }
+    gfr_from_gfr64(&u, &a);
+    gfr_from_gfr64(&v, &b);
+    x[2 * i] = u;
+    x[2 * i + 1] = v;
+}
+
 /* Reduced pseudo-random elements: random limbs with the top limb masked below the modulus's. */
 static void fill_elems(uint32_t *w, size_t count, int limbs, uint32_t top_mask, uint64_t *state)
 {
@@ -201,10 +296,32 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
                                          g16_error *err)
 {
     g16_status st = G16_OK;
-    int fp = field == 1 || field == 4, inv = field >= 3, limbs = fp ? 12 : 8, per_sm = 0;
-    const void *kern = fp ? (inv ? (const void *)fp_bench_kernel<1> : (const void *)fp_bench_kernel<0>)
-                          : (inv ? (const void *)fr_bench_kernel<2>
-                                 : field == 2 ? (const void *)fr_bench_kernel<1> : (const void *)fr_bench_kernel<0>);
+    int fp = field == 1 || field == 4 || field == 5, inv = field == 3 || field == 4, limbs = fp ? 12 : 8, per_sm = 0;
+    const void *kerns[7] = {(const void *)fr_bench_kernel<0>, (const void *)fp_bench_kernel<0>,
+                            (const void *)fr_bench_kernel<1>, (const void *)fr_bench_kernel<2>,
+                            (const void *)fp_bench_kernel<1>, (const void *)fp64_bench_kernel<1>,
+                            (const void *)fr64_bench_kernel<1>};
+    const void *kern = field >= 0 && field < 7 ? kerns[field] : NULL;
+    {
+        /* G16_BENCH_F64_MINB = 2..4: the f64 kernels compiled for that many resident blocks per SM
+         * (fewer registers; occupancy experiments) */
+        const char *e = getenv("G16_BENCH_F64_MINB");
+        int mb = e ? atoi(e) : 1;
+        const void *k5[4] = {(const void *)fp64_bench_kernel<1>, (const void *)fp64_bench_kernel<2>,
+                             (const void *)fp64_bench_kernel<3>, (const void *)fp64_bench_kernel<4>};
+        const void *k6[4] = {(const void *)fr64_bench_kernel<1>, (const void *)fr64_bench_kernel<2>,
+                             (const void *)fr64_bench_kernel<3>, (const void *)fr64_bench_kernel<4>};
+        if (mb >= 1 && mb <= 4 && field == 5)
+            kern = k5[mb - 1];
+        if (mb >= 1 && mb <= 4 && field == 6)
+            kern = k6[mb - 1];
+        /* G16_BENCH_MIX=1: fields 5 and 6 run one IMAD chain and one FP64 chain per thread */
+        e = getenv("G16_BENCH_MIX");
+        if (e && atoi(e) == 1 && field == 5)
+            kern = mb == 2 ? (const void *)fpmix_bench_kernel<2> : (const void *)fpmix_bench_kernel<1>;
+        if (e && atoi(e) == 1 && field == 6)
+            kern = mb == 2 ? (const void *)frmix_bench_kernel<2> : (const void *)frmix_bench_kernel<1>;
+    }
     size_t threads = 0, xb = 0, yb = 0;
     uint32_t *hx = NULL, *hy = NULL, *hr = NULL;
     void *d = NULL;
@@ -213,9 +330,11 @@ extern "C" g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters,
     *per_s = 0;
     if (check)
         *check = 0;
-    if (field < 0 || field > 4)
+    if (!kern)
         return g16__error(err, G16_ERR_ARG,
-                          "gpu mul bench: field %d (0 Fr, 1 Fp, 2 Fr generic, 3 Fr inversion, 4 Fp inversion)", field);
+                          "gpu mul bench: field %d (0 Fr, 1 Fp, 2 Fr generic, 3 Fr inversion, 4 Fp inversion, "
+                          "5 Fp FP64 product, 6 Fr FP64 product)",
+                          field);
     /* one full wave: as many blocks as fit on every SM at once (at most BENCH_BLOCKS_PER_SM), so
      * that no second, partial wave runs with idle SMs */
     G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, BENCH_THREADS, 0));

@@ -188,6 +188,7 @@ typedef enum {
     G16__GPU_OP_SUB,     /* out = a − b */
     G16__GPU_OP_NEG,     /* out = −a */
     G16__GPU_OP_INV,     /* out = a^(-1), 0 -> 0 (variable time, gpu/field_inv.cuh) */
+    G16__GPU_OP_MUL_F64, /* out = a·b through the FP64-pipe product (gpu/field_f64.cuh) */
     G16__GPU_OP_COUNT
 } g16__gpu_op;
 
@@ -222,7 +223,8 @@ g16_status g16__gpu_spmv(g16__gpu *g, g16_fr *out, uint64_t n_out, uint64_t rows
 
 /* Multiplication throughput: every thread of a full grid runs chains of dependent
  * multiplications x <- x·y on its own values. field 0 = Fr, 1 = Fp, 2 = Fr through the generic
- * reduction; 3 = Fr, 4 = Fp inversion chains x <- x^(-1) + y. *per_s = multiplications (or
+ * reduction; 3 = Fr, 4 = Fp inversion chains x <- x^(-1) + y; 5 = Fp, 6 = Fr through the FP64-pipe
+ * products (gpu/field_f64.cuh; converted in and out around the chains: the same results as 1, 0). *per_s = multiplications (or
  * inversions) per second over the kernel (device events). *check = the XOR of every result limb (for a
  * host-side replay of a few chains by the caller, see bench_gpu_ntt.c). */
 g16_status g16__gpu_mul_bench(g16__gpu *g, int field, unsigned iters, double *per_s, uint32_t *check,

@@ -7,6 +7,11 @@
 int g16__gpu_replay_mul_chain(int fp, int inv, const uint32_t *x0, const uint32_t *y0, const uint32_t *xr, size_t i,
                               int c, unsigned iters);
 
+/* Replays chain c of thread i on the CPU: x <- x·y (inv = 0) or x <- x^(-1) + y, iters times, and
+ * compares with the device's result. The FP64-pipe chains (bench fields 5, 6) replay as the
+ * ordinary products: their kernels convert in and out, and the Fr conversions change the radix
+ * (2^256 <-> 2^260) with it, so no per-step 2^-4 factor remains in the stored result. */
+
 int g16__gpu_replay_mul_chain(int fp, int inv, const uint32_t *x0, const uint32_t *y0, const uint32_t *xr, size_t i,
                               int c, unsigned iters)
 {
