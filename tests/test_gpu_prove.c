@@ -296,25 +296,86 @@ static void test_gpu_compaction(void **state)
 
 static uint64_t span_count(const char *path);
 
-/* Runs of msm.h in pieces (prove_gpu.c's views) in the last traced call: the worker's circuit span
- * is a root on a thread of its own, or under prove. */
-static uint64_t h_piece_runs(void)
+/* Spans `leaf` under query q's MSM span in the last traced call: the worker's circuit span is a
+ * root on a thread of its own, or under prove. */
+static uint64_t query_spans(const char *q, const char *leaf)
 {
-    return span_count("prove/prove.circuit/msm.h.gpu/gpu.msm_piece") +
-           span_count("prove.circuit/msm.h.gpu/gpu.msm_piece");
+    char a[128], b[128];
+    snprintf(a, sizeof a, "prove/prove.circuit/msm.%s.gpu/%s", q, leaf);
+    snprintf(b, sizeof b, "prove.circuit/msm.%s.gpu/%s", q, leaf);
+    return span_count(a) + span_count(b);
 }
+
+/* Runs of msm.h in pieces (prove_gpu.c's views) in the last traced call. */
+static uint64_t h_piece_runs(void) { return query_spans("h", "gpu.msm_piece"); }
 
 /* Synchronous query uploads (prove_gpu.c's q_create) in the last traced call. */
 static uint64_t sync_query_uploads(void)
 {
     static const char *const q[] = {"h", "l", "a", "b_g1", "b_g2"};
     uint64_t k = 0;
-    for (int i = 0; i < 5; i++) {
-        char path[96];
-        snprintf(path, sizeof path, "prove/prove.circuit/msm.%s.gpu/gpu.upload_query", q[i]);
-        k += span_count(path);
-    }
+    for (int i = 0; i < 5; i++)
+        k += query_spans(q[i], "gpu.upload_query");
     return k;
+}
+
+/* Some queries resident, the others streamed (G16_GPU_RESIDENT names the resident ones): h and
+ * b_g2 resident whole with l, a, b_g1 streamed in chunks, then l, a, b_g1 resident in pieces with
+ * h, b_g2 streamed; the same proofs as the CPU's, and the trace shows each query where it was
+ * meant to be (synchronous uploads: only the batch's first streamed chunk; pieces: exactly as
+ * many runs as the resident queries need). */
+static void partial_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu, size_t rows)
+{
+    g16_error err = {0, ""};
+    char chunk[32], piece[32];
+    size_t np = (rows / 3 + 31) / 32 * 32, want = 0;
+    size_t nres[3] = {f->p->n_l, f->p->n_a, f->p->n_b_g1};
+    snprintf(chunk, sizeof chunk, "%zu", rows / 3 + 1);
+    snprintf(piece, sizeof piece, "%zu", np);
+    char *saved_res = env_set("G16_GPU_RESIDENT", "h,b_g2"), *saved_chunk = env_set("G16_GPU_CHUNK", chunk);
+    memset(gpu, 0, f->count * sizeof *gpu);
+    g16__trace_reset();
+    g16__trace_enable(G16__TRACE_RECORD);
+    g16_status st = prove_with(f, gpu, "gpu", NULL, &err);
+    g16__trace_enable(0);
+    uint64_t sync_up = sync_query_uploads(), sync_l = query_spans("l", "gpu.upload_query");
+    uint64_t next_up = span_count("gpu.upload_next_chunk");
+    g16__trace_reset();
+    if (st != G16_OK)
+        fail_msg("gpu, h and b_g2 resident, chunks of %s: %s", chunk, err.msg);
+    expect_same_proofs(cpu, gpu, f->count, "h and b_g2 resident, the others streamed in chunks");
+    printf("  h, b_g2 resident; l, a, b_g1 in chunks of %s: %llu synchronous upload(s), %llu by the thread\n", chunk,
+           (unsigned long long)sync_up, (unsigned long long)next_up);
+    assert_int_equal(sync_up, 1); /* l's first chunk; h and b_g2 never, the rest by the thread */
+    assert_int_equal(sync_l, 1);
+    assert_true(next_up >= 3 * f->count);
+
+    setenv("G16_GPU_RESIDENT", "l,a,b_g1", 1);
+    char *saved_piece = env_set("G16_GPU_PIECE", piece);
+    memset(gpu, 0, f->count * sizeof *gpu);
+    g16__trace_reset();
+    g16__trace_enable(G16__TRACE_RECORD);
+    st = prove_with(f, gpu, "gpu", NULL, &err);
+    g16__trace_enable(0);
+    uint64_t pieces = query_spans("l", "gpu.msm_piece") + query_spans("a", "gpu.msm_piece") +
+                      query_spans("b_g1", "gpu.msm_piece");
+    uint64_t h_pieces = h_piece_runs(), sync_h = query_spans("h", "gpu.upload_query");
+    sync_up = sync_query_uploads();
+    g16__trace_reset();
+    env_restore("G16_GPU_PIECE", saved_piece);
+    env_restore("G16_GPU_CHUNK", saved_chunk);
+    env_restore("G16_GPU_RESIDENT", saved_res);
+    if (st != G16_OK)
+        fail_msg("gpu, l, a, b_g1 resident in pieces of %s: %s", piece, err.msg);
+    expect_same_proofs(cpu, gpu, f->count, "l, a, b_g1 resident in pieces, h and b_g2 streamed");
+    for (int q = 0; q < 3; q++)
+        want += nres[q] > np ? (nres[q] + np - 1) / np : 0;
+    printf("  l, a, b_g1 resident in pieces of %s (%llu runs, %zu per proof expected); h, b_g2 streamed\n", piece,
+           (unsigned long long)pieces, want);
+    assert_int_equal(pieces, want * f->count);
+    assert_int_equal(h_pieces, 0);
+    assert_int_equal(sync_up, 1); /* h's first chunk */
+    assert_int_equal(sync_h, 1);
 }
 
 /* GPU = CPU byte for byte: several sizes (not powers of two), both demo kinds, batches, one and
@@ -404,8 +465,10 @@ static void test_gpu_equals_cpu(void **state)
         expect_same_proofs(cpu, gpu, f.count, "MSMs in pieces");
         printf("  pieces of %s points: %llu runs of msm.h\n", chunk, (unsigned long long)pieces);
         assert_true(pieces >= 3 * f.count); /* h alone has n >= rows points: 3 pieces or more */
+        partial_cases(&f, cpu, gpu, cases[c].rows);
         printf("  %s demo, %zu rows, batch %zu: GPU proofs = CPU proofs (1 and 2 workers; queries "
-               "resident with a/b/c from the device and from the CPU, in pieces, streamed, streamed in chunks)\n",
+               "resident with a/b/c from the device and from the CPU, in pieces, streamed, streamed in chunks, some "
+               "resident and some streamed)\n",
                cases[c].kind == G16_DEMO_BITS ? "bits" : "field", cases[c].rows, f.count);
         free(cpu);
         free(gpu);
@@ -1281,6 +1344,17 @@ static void test_gpu_mem_limit(void **state)
     gp = NULL;
     held = before - after;
     used = total - before;
+    /* the same without the matrices and the spare set: what a partly resident prover keeps */
+    char *saved_spmv = env_set("G16_GPU_SPMV", "0"), *saved_pf = env_set("G16_GPU_PREFETCH", "0");
+    size_t b0, a0;
+    assert_int_equal(g16__gpu_mem_info(g, &b0, &total, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK);
+    assert_int_equal(g16__gpu_mem_info(g, &a0, &total, &err), G16_OK);
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    env_restore("G16_GPU_PREFETCH", saved_pf);
+    env_restore("G16_GPU_SPMV", saved_spmv);
+    size_t held_plain = b0 - a0;
     size_t nq[5] = {f.p->n_h, f.p->n_l, f.p->n_a, f.p->n_b_g1, f.p->n_b_g2};
     size_t whole = 0, quarter = 0;
     for (int q = 0; q < 5; q++)
@@ -1315,8 +1389,45 @@ static void test_gpu_mem_limit(void **state)
     expect_same_proofs(cpu, gpu, f.count, "limited memory, MSMs in pieces");
     assert_true(pieces >= 2 * f.count);
 
-    /* half the bases' room: not even the smallest pieces' scratch bound (256 MiB and more) fits
-     * beside the bases, so the queries are streamed; the same proofs */
+    /* room for the bases but not for the smallest pieces' scratch beside them: l, a, b_g1 and
+     * b_g2 stay resident, h is streamed (prove_gpu.c, plan_partial); the same proofs */
+    size_t pmin = 32, small = 0;
+    while (pmin < nmax / 8)
+        pmin *= 2;
+    for (int q = 0; q < 5; q++) {
+        size_t k = g16__gpu_msm_scratch_bytes(nq[q] < pmin ? nq[q] : pmin, q == 4);
+        small = k > small ? k : small;
+    }
+    snprintf(lim, sizeof lim, "%zu", used + held_plain + G16__GPU_RESERVE + small - ((size_t)4 << 20));
+    setenv("G16_GPU_MEM_LIMIT", lim, 1);
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("prover limited to %s bytes: %s", lim, err.msg);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  limit %s bytes (held without matrices and spare %zu, smallest pieces' scratch %zu): %s\n", lim,
+           held_plain, small, desc);
+    assert_false(g16__gpu_prover_resident(gp));
+    assert_non_null(strstr(desc, "queries l, a, b_g1, b_g2 resident"));
+    assert_non_null(strstr(desc, " h streamed in chunks"));
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    memset(gpu, 0, f.count * sizeof *gpu);
+    g16__trace_reset();
+    g16__trace_enable(G16__TRACE_RECORD);
+    st = prove_with(&f, gpu, "gpu", "0", &err);
+    g16__trace_enable(0);
+    uint64_t up_h = query_spans("h", "gpu.upload_query") + span_count("gpu.upload_next_chunk");
+    uint64_t up_rest = sync_query_uploads() - query_spans("h", "gpu.upload_query");
+    g16__trace_reset();
+    if (st != G16_OK)
+        fail_msg("proofs limited to %s bytes: %s", lim, err.msg);
+    expect_same_proofs(cpu, gpu, f.count, "limited memory, h streamed, the others resident");
+    assert_true(up_h >= f.count);
+    assert_int_equal(up_rest, 0);
+
+    /* half the bases' room, and no partial residency (G16_GPU_RESIDENT=0): not even the smallest
+     * pieces' scratch bound (256 MiB and more) fits beside the bases, so the queries are
+     * streamed; the same proofs */
+    char *saved_res = env_set("G16_GPU_RESIDENT", "0");
     size_t bases = 0;
     for (int q = 0; q < 5; q++)
         bases += nq[q] * (q == 4 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine));
@@ -1334,6 +1445,7 @@ static void test_gpu_mem_limit(void **state)
     if ((st = prove_with(&f, gpu, "gpu", "0", &err)) != G16_OK)
         fail_msg("proofs limited to %s bytes: %s", lim, err.msg);
     expect_same_proofs(cpu, gpu, f.count, "limited memory, streamed");
+    env_restore("G16_GPU_RESIDENT", saved_res);
 
     /* nothing fits: G16_ERR_NOMEM saying so; a malformed limit: G16_ERR_ARG */
     snprintf(lim, sizeof lim, "%zu", used + ((size_t)1 << 20));
@@ -1346,6 +1458,14 @@ static void test_gpu_mem_limit(void **state)
     assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_ERR_ARG);
     assert_non_null(strstr(err.msg, "G16_GPU_MEM_LIMIT"));
     env_restore("G16_GPU_MEM_LIMIT", saved);
+    static const char *const bad_res[] = {"x", "h,,l", "b_g3", "h,l,", "all"};
+    saved_res = env_set("G16_GPU_RESIDENT", "");
+    for (size_t i = 0; i < sizeof bad_res / sizeof bad_res[0]; i++) {
+        setenv("G16_GPU_RESIDENT", bad_res[i], 1);
+        assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_ERR_ARG);
+        assert_non_null(strstr(err.msg, "G16_GPU_RESIDENT"));
+    }
+    env_restore("G16_GPU_RESIDENT", saved_res);
     g16__gpu_close(g);
     free(cpu);
     free(gpu);

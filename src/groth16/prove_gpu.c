@@ -18,6 +18,7 @@
 
 enum { Q_H, Q_L, Q_A, Q_B1, Q_B2, Q_COUNT };
 static const char *const q_span[Q_COUNT] = {"msm.h.gpu", "msm.l.gpu", "msm.a.gpu", "msm.b_g1.gpu", "msm.b_g2.gpu"};
+static const char *const q_name[Q_COUNT] = {"h", "l", "a", "b_g1", "b_g2"};
 
 /* Streaming mode: the handle of the chunk after the current one (points [first, first + count) of
  * query q), created by thread th through the side stream while the current chunk's MSM runs. */
@@ -35,11 +36,12 @@ typedef struct {
 struct g16__gpu_prover {
     g16__gpu *gpu;
     g16__gpu_ntt *ntt;
-    g16__gpu_msm *q[Q_COUNT]; /* resident mode: all five; streaming: NULL between MSMs */
-    int resident;
-    /* resident mode: points per MSM run (a view of the query, g16__gpu_msm_view), the pieces'
+    g16__gpu_msm *q[Q_COUNT]; /* the resident queries' handles; a streamed one's: NULL between MSMs */
+    int resident;      /* all five queries resident */
+    unsigned res_mask; /* bit q: query q resident (all five, some (plan_partial) or none) */
+    /* resident queries: points per MSM run (a view of the query, g16__gpu_msm_view), the pieces'
      * results summed on the host; 0: each query in one run. Set when the whole largest query's
-     * scratch does not fit beside the bases (plan_resident). */
+     * scratch does not fit beside the bases (plan_resident, plan_partial). */
     size_t piece;
     const struct g16_params *p;
     const struct g16_r1cs *r;
@@ -373,7 +375,8 @@ static void up_drop(g16__gpu_prover *gp)
     gp->up.m = NULL;
 }
 
-/* The chunk after [first, first + count) of query q (b_g2's last: h's first). */
+/* The chunk after [first, first + count) of streamed query q: the next streamed query's first
+ * after q's last (b_g2's last: h's first; resident queries skipped). */
 static void chunk_after(const g16__gpu_prover *gp, int q, size_t first, size_t count, int *nq, size_t *nfirst,
                         size_t *ncount)
 {
@@ -382,7 +385,9 @@ static void chunk_after(const g16__gpu_prover *gp, int q, size_t first, size_t c
     *nq = q;
     *nfirst = first + count;
     if (*nfirst >= n) {
-        *nq = (q + 1) % Q_COUNT;
+        do /* (q itself is streamed: the loop ends) */
+            *nq = (*nq + 1) % Q_COUNT;
+        while (gp->res_mask >> *nq & 1);
         *nfirst = 0;
         q_bases(gp->p, *nq, &n);
     }
@@ -474,13 +479,17 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
     free(gp);
 }
 
-/* The largest scratch of the runs over the five queries when each runs in pieces of at most
+#define Q_ALL ((1u << Q_COUNT) - 1)
+
+/* The largest scratch of the runs over the queries of `mask` when each runs in pieces of at most
  * `piece` points (0: whole), every scalar non-trivial (msm_gpu.h, g16__gpu_msm_scratch_bytes: G1
  * 2^26 ~20.7 GB, 2^27 ~36.4 GB). */
-static size_t scratch_at(const g16__gpu_prover *gp, size_t piece)
+static size_t scratch_at(const g16__gpu_prover *gp, size_t piece, unsigned mask)
 {
     size_t most = 0, n;
     for (int q = 0; q < Q_COUNT; q++) {
+        if (!(mask >> q & 1))
+            continue;
         q_bases(gp->p, q, &n);
         size_t b = g16__gpu_msm_scratch_bytes(piece && piece < n ? piece : n, q == Q_B2);
         most = b > most ? b : most;
@@ -488,27 +497,27 @@ static size_t scratch_at(const g16__gpu_prover *gp, size_t piece)
     return most;
 }
 
-/* The same for the pieces the prover runs. */
-static size_t largest_scratch(const g16__gpu_prover *gp) { return scratch_at(gp, gp->piece); }
+/* The same for the resident queries' runs (the pieces the prover runs). */
+static size_t largest_scratch(const g16__gpu_prover *gp) { return scratch_at(gp, gp->piece, gp->res_mask); }
 
-/* Bytes of the five queries' bases on the device. */
-static size_t bases_bytes(const g16__gpu_prover *gp)
+/* Bytes of the bases of the queries of `mask`. */
+static size_t bases_bytes(const g16__gpu_prover *gp, unsigned mask)
 {
     size_t total = 0, n;
     for (int q = 0; q < Q_COUNT; q++) {
         q_bases(gp->p, q, &n);
-        total += n * q_point_bytes(q);
+        total += mask >> q & 1 ? n * q_point_bytes(q) : 0;
     }
     return total;
 }
 
-/* Points in the largest query. */
-static size_t largest_query(const g16__gpu_prover *gp)
+/* Points in the largest query of `mask`. */
+static size_t largest_query(const g16__gpu_prover *gp, unsigned mask)
 {
     size_t most = 0, n;
     for (int q = 0; q < Q_COUNT; q++) {
         q_bases(gp->p, q, &n);
-        most = n > most ? n : most;
+        most = mask >> q & 1 && n > most ? n : most;
     }
     return most;
 }
@@ -516,7 +525,9 @@ static size_t largest_query(const g16__gpu_prover *gp)
 /* Streaming chunk: the points whose base (192 B in G2) twice (the next chunk is uploaded during
  * the current one's MSM), scalar (32 B) and MSM scratch (~256 B per scalar; the exact bound,
  * g16__gpu_msm_scratch_bytes, reaches ~330 B per point for a chunk of 2^24 with its buckets, which
- * the other half of the free memory covers) fit in half the free memory; G16_GPU_CHUNK=N overrides (tests). */
+ * the other half of the free memory covers) fit in half the free memory; with some queries
+ * resident, plan_partial's chunk; G16_GPU_CHUNK=N overrides (tests). */
+#define STREAM_POINT_BYTES (2 * 192 + 32 + 256)
 static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
 {
     size_t free_b = 0, total = 0;
@@ -529,14 +540,16 @@ static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
         gp->chunk = (size_t)v;
         return G16_OK;
     }
+    if (gp->chunk) /* plan_partial's */
+        return G16_OK;
     g16_status st = g16__gpu_mem_info(gp->gpu, &free_b, &total, err);
     if (st != G16_OK)
         return st;
     size_t avail = free_b > G16__GPU_RESERVE ? (free_b - G16__GPU_RESERVE) / 2 : 0;
-    gp->chunk = avail / (2 * 192 + 32 + 256);
+    gp->chunk = avail / STREAM_POINT_BYTES;
     if (gp->chunk < 4096) {
         char need[64];
-        snprintf(need, sizeof need, "%zu", (size_t)4096 * (2 * 192 + 32 + 256) * 2 + G16__GPU_RESERVE);
+        snprintf(need, sizeof need, "%zu", (size_t)4096 * STREAM_POINT_BYTES * 2 + G16__GPU_RESERVE);
         return g16__error(err, G16_ERR_NOMEM,
                           "gpu prover: %zu bytes free after the H step's vectors; streaming the queries needs at "
                           "least %s",
@@ -748,17 +761,17 @@ fail:
  * per G1 run from 2^24 points on the H200) add up, and streaming is the better plan anyway. */
 #define PIECE_MIN ((size_t)1 << 20)
 
-/* The largest piece whose runs' scratch fits in `room` bytes: 0 (the whole queries), a power of
- * two, or SIZE_MAX when not even the smallest piece fits. */
-static size_t piece_for(const g16__gpu_prover *gp, size_t room)
+/* The largest piece whose runs over the queries of `mask` fit their scratch in `room` bytes: 0
+ * (the whole queries), a power of two, or SIZE_MAX when not even the smallest piece fits. */
+static size_t piece_for(const g16__gpu_prover *gp, size_t room, unsigned mask)
 {
-    size_t nmax = largest_query(gp), floor = nmax / 8 < PIECE_MIN ? nmax / 8 : PIECE_MIN, p = 1;
-    if (scratch_at(gp, 0) <= room)
+    size_t nmax = largest_query(gp, mask), floor = nmax / 8 < PIECE_MIN ? nmax / 8 : PIECE_MIN, p = 1;
+    if (scratch_at(gp, 0, mask) <= room)
         return 0;
     while (p * 2 < nmax)
         p *= 2;
     for (; p >= floor && p >= 32; p /= 2)
-        if (scratch_at(gp, p) <= room)
+        if (scratch_at(gp, p, mask) <= room)
             return p;
     return SIZE_MAX;
 }
@@ -767,7 +780,7 @@ static size_t piece_for(const g16__gpu_prover *gp, size_t room)
  * rounded up to a power of two, no fit as 0. */
 static size_t piece_points(const g16__gpu_prover *gp, size_t piece)
 {
-    size_t nmax = largest_query(gp), p = 1;
+    size_t nmax = largest_query(gp, Q_ALL), p = 1;
     if (piece == SIZE_MAX)
         return 0;
     if (piece)
@@ -808,17 +821,17 @@ static g16_status piece_env(size_t *piece, g16_error *err)
  * halved pieces add the window sums of twice the runs, ~5% of an MSM), and the prefetch's spare
  * set (gp->pf_mode) only when it leaves them as large. What does not fit is turned off here, with
  * the reason in the notes. 0: not even the bases with the smallest pieces fit (streaming). */
-static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece, g16_error *err)
+static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece)
 {
-    size_t free_b = 0, total = 0, need = bases_bytes(gp) + G16__GPU_RESERVE, avail, p0, p_sm, p_all;
+    size_t free_b = 0, total = 0, need = bases_bytes(gp, Q_ALL) + G16__GPU_RESERVE, avail, p0, p_sm, p_all;
     size_t n = gp->r->n, nw = gp->r->num_inputs + gp->r->num_aux, sm, spare;
-    if (g16__gpu_mem_info(gp->gpu, &free_b, &total, err) != G16_OK)
+    if (g16__gpu_mem_info(gp->gpu, &free_b, &total, NULL) != G16_OK)
         return 0;
     avail = free_b > need ? free_b - need : 0;
-    if ((p0 = piece_for(gp, avail)) == SIZE_MAX)
+    if ((p0 = piece_for(gp, avail, Q_ALL)) == SIZE_MAX)
         return 0;
     sm = *spmv ? spmv_bytes(gp->r) : 0;
-    p_sm = sm < avail ? piece_for(gp, avail - sm) : SIZE_MAX;
+    p_sm = sm < avail ? piece_for(gp, avail - sm, Q_ALL) : SIZE_MAX;
     if (sm && piece_points(gp, p_sm) * 2 < piece_points(gp, p0)) {
         *spmv = 0;
         sm = 0;
@@ -827,7 +840,7 @@ static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece, g1
                  "; A/B/C times the witness on the CPU: the matrices would more than halve the MSM pieces");
     }
     spare = gp->pf_mode ? (sm ? (nw ? nw : 1) : 3 * n) * sizeof(g16_fr) : 0;
-    p_all = sm + spare < avail ? piece_for(gp, avail - sm - spare) : SIZE_MAX;
+    p_all = sm + spare < avail ? piece_for(gp, avail - sm - spare, Q_ALL) : SIZE_MAX;
     if (spare && p_all != p_sm) {
         gp->pf_mode = 0;
         gp->pf_why = "its spare set would shrink the MSM pieces";
@@ -835,8 +848,148 @@ static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece, g1
     }
     gp->piece = p_all;
     if (forced_piece)
-        gp->piece = forced_piece < largest_query(gp) ? forced_piece : 0;
+        gp->piece = forced_piece < largest_query(gp, Q_ALL) ? forced_piece : 0;
     return 1;
+}
+
+/* Partial residency: streamed chunks of at least this many points (or a sixteenth of the largest
+ * streamed query, or all of it, when that is less). Each chunk's run pays the window sums again
+ * (~12 ms per G1 run from 2^24 points on the H200), so chunks far smaller would give back what
+ * the resident queries save. */
+#define PARTIAL_CHUNK_MIN ((size_t)1 << 22)
+
+/* The largest chunk of the streamed queries (mask str) whose run fits in `room` bytes with two
+ * chunks' bases (the one running and the next one's upload): all of the largest streamed query,
+ * else a power of two of points, at least `lo`; 0 when none fits. */
+static size_t chunk_for(const g16__gpu_prover *gp, size_t room, unsigned str, size_t lo)
+{
+    size_t nstream = largest_query(gp, str), pb = str >> Q_B2 & 1 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
+    size_t c = nstream, p2 = 1;
+    while (p2 * 2 < nstream)
+        p2 *= 2;
+    for (;;) {
+        if (c < lo || c == 0)
+            return 0;
+        if (2 * c * pb <= room && scratch_at(gp, c, str) <= room - 2 * c * pb)
+            return c;
+        c = c > p2 ? p2 : c / 2;
+    }
+}
+
+/* When not all five queries fit (plan_resident said no), which ones stay resident, the others
+ * streamed in chunks as in streaming mode: the set of the most bytes among l, a, b_g1 and b_g2,
+ * then h as well when it fits too. h comes last because its MSM (random scalars) is bound by
+ * compute while the witness queries' (mostly 0/1 scalars) are bound by their upload: 2^27 on the
+ * H200 as an 80 GB card, streamed in chunks of 49.2 M points against resident in pieces of 2^24,
+ * msm.h took 1082 against 1019 ms per circuit, the four witness MSMs 3.0-3.1 s against 0.74-0.80 s
+ * per batch of 3 (bench/RESULTS.md, fifteenth session). A set qualifies when, in free_b less its
+ * bases and the reserve, the streamed chunks keep at least PARTIAL_CHUNK_MIN points (chunk_for)
+ * and the resident runs fit their scratch (whole or in pieces, piece_for) beside two chunks'
+ * bases. Returns the set's mask (0: none qualifies), its pieces and its chunk. */
+static unsigned plan_partial(const g16__gpu_prover *gp, size_t free_b, size_t *piece, size_t *chunk)
+{
+    unsigned best = 0;
+    size_t best_w = 0, best_h = 0;
+    for (unsigned mask = 1; mask < Q_ALL; mask++) {
+        unsigned str = Q_ALL & ~mask;
+        size_t res = bases_bytes(gp, mask), nstream = largest_query(gp, str), room, c, pc;
+        size_t pb = str >> Q_B2 & 1 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
+        size_t lo = nstream / 16 < PARTIAL_CHUNK_MIN ? nstream / 16 : PARTIAL_CHUNK_MIN;
+        lo = lo > 4096 ? lo : nstream < 4096 ? nstream : 4096;
+        if (free_b <= res + G16__GPU_RESERVE)
+            continue;
+        room = free_b - res - G16__GPU_RESERVE;
+        if ((c = chunk_for(gp, room, str, lo)) == 0 || (pc = piece_for(gp, room - 2 * c * pb, mask)) == SIZE_MAX)
+            continue;
+        size_t w = bases_bytes(gp, mask & ~(1u << Q_H)), h = bases_bytes(gp, mask & (1u << Q_H));
+        if (w > best_w || (w == best_w && h > best_h)) {
+            best = mask;
+            best_w = w;
+            best_h = h;
+            *piece = pc;
+            *chunk = c;
+        }
+    }
+    return best;
+}
+
+/* G16_GPU_RESIDENT (tests, A/B measurements): unset, empty or "auto": the memory plan decides;
+ * "none": every query streamed (as G16_GPU_STREAM=1); "0": no partial residency (all five or
+ * none); a comma-separated list of h, l, a, b_g1, b_g2: exactly those resident (their MSMs whole,
+ * or in G16_GPU_PIECE's pieces), the others streamed. *mode: 0 auto, 1 forced (*mask), 2 no partial. */
+static g16_status resident_env(int *mode, unsigned *mask, g16_error *err)
+{
+    const char *env = getenv("G16_GPU_RESIDENT"), *s = env;
+    *mode = 0;
+    *mask = 0;
+    if (!env || !*env || !strcmp(env, "auto"))
+        return G16_OK;
+    if (!strcmp(env, "0")) {
+        *mode = 2;
+        return G16_OK;
+    }
+    *mode = 1;
+    if (!strcmp(env, "none"))
+        return G16_OK;
+    for (;;) { /* names separated by single commas, none empty */
+        size_t len = strcspn(s, ","), q = 0;
+        while (q < Q_COUNT && !(strlen(q_name[q]) == len && !strncmp(s, q_name[q], len)))
+            q++;
+        if (q == Q_COUNT)
+            return g16__error(err, G16_ERR_ARG,
+                              "G16_GPU_RESIDENT='%s': expected auto, none, 0 or a list of h, l, a, b_g1, b_g2", env);
+        *mask |= 1u << q;
+        if (!s[len])
+            return G16_OK;
+        s += len + 1;
+    }
+}
+
+/* gp->res_mask, gp->resident and gp->piece: G16_GPU_RESIDENT's set when it names one (pieces only
+ * when G16_GPU_PIECE asks), else nothing with G16_GPU_STREAM=1, else all five when they fit
+ * (plan_resident, which also settles the SpMV and the prefetch), else the partial plan unless
+ * G16_GPU_RESIDENT=0. */
+static void plan_queries(g16__gpu_prover *gp, int *spmv, int rmode, unsigned rmask, size_t forced_piece)
+{
+    size_t free_b = 0, total = 0;
+    const char *stream = getenv("G16_GPU_STREAM");
+    int stream_all = stream && !strcmp(stream, "1");
+    gp->res_mask = 0;
+    gp->piece = 0;
+    gp->chunk = 0;
+    if (rmode == 1 && rmask != Q_ALL) {
+        gp->res_mask = rmask;
+        gp->piece = forced_piece < largest_query(gp, rmask) ? forced_piece : 0;
+    } else if (!stream_all && plan_resident(gp, spmv, forced_piece)) {
+        gp->res_mask = Q_ALL;
+    } else if (!stream_all && rmode != 2 && g16__gpu_mem_info(gp->gpu, &free_b, &total, NULL) == G16_OK) {
+        gp->res_mask = plan_partial(gp, free_b, &gp->piece, &gp->chunk);
+        if (gp->res_mask && forced_piece)
+            gp->piece = forced_piece < largest_query(gp, gp->res_mask) ? forced_piece : 0;
+    }
+    gp->resident = gp->res_mask == Q_ALL;
+}
+
+/* The resident queries' handles (res_mask). One that the allocator refuses after the plan admitted
+ * it (the estimate was optimistic) means streaming them all, no error. */
+static g16_status res_create(g16__gpu_prover *gp, g16_error *err)
+{
+    g16_status st = G16_OK;
+    for (int q = 0; q < Q_COUNT && st == G16_OK; q++) {
+        size_t n;
+        q_bases(gp->p, q, &n);
+        if (gp->res_mask >> q & 1)
+            st = q_create(gp, q, 0, n, err);
+    }
+    if (st == G16_ERR_NOMEM) {
+        q_destroy_all(gp);
+        gp->res_mask = 0;
+        gp->resident = 0;
+        gp->piece = 0;
+        gp->chunk = 0;
+        st = G16_OK;
+    }
+    return st;
 }
 
 g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struct g16_params *p,
@@ -856,10 +1009,12 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
     }
     gp->pf_mu_init = 1;
     g16__span sp = g16__span_begin_n("gpu.prover_create", (uint64_t)device);
-    int spmv = 0;
+    int spmv = 0, rmode = 0;
+    unsigned rmask = 0;
     size_t forced_piece = 0;
     if ((st = prefetch_env(&gp->pf_mode, err)) != G16_OK || (st = spmv_env(&spmv, err)) != G16_OK ||
-        (st = piece_env(&forced_piece, err)) != G16_OK || (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
+        (st = piece_env(&forced_piece, err)) != G16_OK || (st = resident_env(&rmode, &rmask, err)) != G16_OK ||
+        (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
         goto cleanup;
     if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, g16__params_root_generator(p), NULL, err)) != G16_OK)
         goto cleanup;
@@ -870,27 +1025,14 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
             G16_OK)
         goto cleanup;
     gp->check_bad = UINT64_MAX;
-    /* G16_GPU_STREAM=1 forces streaming (tests of that path on a card where all would fit) */
-    gp->resident = !(getenv("G16_GPU_STREAM") && !strcmp(getenv("G16_GPU_STREAM"), "1")) &&
-                   plan_resident(gp, &spmv, forced_piece, err);
-    for (int q = 0; gp->resident && q < Q_COUNT; q++) {
-        size_t n;
-        q_bases(p, q, &n);
-        st = q_create(gp, q, 0, n, err);
-        if (st == G16_ERR_NOMEM) { /* the estimate was optimistic: stream instead */
-            q_destroy_all(gp);
-            gp->resident = 0;
-            gp->piece = 0;
-            st = G16_OK;
-        }
-        if (st != G16_OK)
-            goto cleanup;
-    }
-    /* streaming: the chunk from the memory left now (after a failed resident attempt too); it
-     * keeps today's behaviour, no prefetch (the memory is the queries' chunks') */
-    if (!gp->resident && (st = choose_chunk(gp, err)) != G16_OK)
+    plan_queries(gp, &spmv, rmode, rmask, forced_piece);
+    if ((st = res_create(gp, err)) != G16_OK)
         goto cleanup;
-    if (!gp->resident) {
+    /* the streamed queries' chunks from the memory left now (after a failed resident attempt too);
+     * no prefetch there (the memory is the chunks') */
+    if (gp->res_mask != Q_ALL && (st = choose_chunk(gp, err)) != G16_OK)
+        goto cleanup;
+    if (gp->res_mask != Q_ALL) {
         const char *ov = getenv("G16_GPU_STREAM_OVERLAP");
         gp->stream_overlap = !(ov && !strcmp(ov, "0"));
         pin_acquire(gp);
@@ -900,7 +1042,8 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
     if (!gp->resident || !gp->pf_mode) {
         snprintf(gp->pf_note + strlen(gp->pf_note), sizeof gp->pf_note - strlen(gp->pf_note), "no %s prefetch (%s)",
                  gp->spmv ? "witness" : "a/b/c",
-                 !gp->resident ? "queries streamed" : gp->pf_why ? gp->pf_why : "G16_GPU_PREFETCH=0");
+                 gp->resident ? (gp->pf_why ? gp->pf_why : "G16_GPU_PREFETCH=0")
+                 : gp->res_mask ? "some queries streamed" : "queries streamed");
         gp->pf_mode = 0;
     } else if ((st = spare_create(gp, err)) != G16_OK) {
         goto cleanup;
@@ -927,7 +1070,18 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
                  gp->spmv_note);
     else if (gp->resident)
         snprintf(buf, len, "gpu %d (%s), queries resident, %s%s", info.device, info.name, gp->pf_note, gp->spmv_note);
-    else
+    else if (gp->res_mask) {
+        char res[64] = "", str[64] = "", pc[96] = "";
+        for (int q = 0; q < Q_COUNT; q++) {
+            char *d = gp->res_mask >> q & 1 ? res : str;
+            snprintf(d + strlen(d), 64 - strlen(d), "%s%s", *d ? ", " : "", q_name[q]);
+        }
+        if (gp->piece)
+            snprintf(pc, sizeof pc, " (MSMs in pieces of up to %zu points)", gp->piece);
+        snprintf(buf, len, "gpu %d (%s), queries %s resident%s, %s streamed in chunks of up to %zu points from %s "
+                 "host memory (not all fit), %s", info.device, info.name, res, pc, str, gp->chunk, gp->pin_note,
+                 gp->pf_note);
+    } else
         snprintf(buf, len,
                  "gpu %d (%s), queries streamed in chunks of up to %zu points (they do not all fit) from %s host "
                  "memory",
@@ -1110,10 +1264,11 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
     g16_status st = G16_OK;
     g16__gpu_msm_opts o;
     g16__gpu_msm *view = NULL, *m;
+    int res = gp->res_mask >> q & 1;
     g16__span sp = 0;
     memset(&o, 0, sizeof o);
     o.device_scalars = 1; /* H, the witness and the compacted scalars all live on the device */
-    if (!gp->resident) {
+    if (!res) {
         /* this chunk (uploaded while the previous one ran), then the next one's upload */
         if ((st = up_take(gp, q, first, count, err)) != G16_OK)
             goto cleanup;
@@ -1122,7 +1277,7 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
         goto cleanup;
     }
     m = gp->q[q];
-    if (gp->resident && count < g16__gpu_msm_size(m)) { /* a piece: its own scratch, sized by count */
+    if (res && count < g16__gpu_msm_size(m)) { /* a piece: its own scratch, sized by count */
         if ((st = g16__gpu_msm_view(&view, m, first, count, err)) != G16_OK)
             goto cleanup;
         m = view;
@@ -1139,7 +1294,7 @@ cleanup:
     if (view)
         g16__span_end(sp);
     g16__gpu_msm_destroy(view);
-    if (!gp->resident) {
+    if (!res) {
         g16__gpu_msm_destroy(gp->q[q]);
         gp->q[q] = NULL;
     }
@@ -1155,7 +1310,7 @@ static g16_status q_run(g16__gpu_prover *gp, int q, void *out, const g16_fr *sca
     g16_status st = G16_OK;
     size_t n, step;
     q_bases(gp->p, q, &n);
-    step = gp->resident ? (gp->piece ? gp->piece : n) : gp->chunk;
+    step = gp->res_mask >> q & 1 ? (gp->piece ? gp->piece : n) : gp->chunk;
     g16__span sp = g16__span_begin_n(q_span[q], n);
     if (n <= step) {
         st = q_run_part(gp, q, out, scalars, 0, n, err);
