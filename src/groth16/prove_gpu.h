@@ -19,7 +19,11 @@
  * pieces instead of crossing PCIe with every proof (G16_GPU_PIECE=N forces pieces of N points, a
  * multiple of 32, for tests). The SpMV's matrices and the prefetch's spare set (below) take memory
  * from the pieces only within limits: the matrices when the pieces stay at least half as large,
- * the spare set when they stay as large. When not even the smallest pieces fit
+ * the spare set when they stay as large. When not even the smallest pieces fit beside all five,
+ * some queries stay resident and the others are streamed ("partial": the set of the most bytes
+ * among l, a, b_g1, b_g2, whose mostly 0/1 scalars leave their MSMs bound by the upload, then h
+ * when it fits too; streamed chunks of at least 2^22 points; no SpMV on the device, no prefetch;
+ * G16_GPU_RESIDENT names the set, for tests, or turns the plan off). When none fit
  * ("streaming") each MSM uploads its query in chunks sized to half the free memory (G16_GPU_CHUNK=N
  * points overrides, G16_GPU_STREAM=1 forces streaming; both for tests), runs each chunk and sums
  * the parts on the host, so a card smaller than the parameters still proves (slower: the queries
@@ -73,7 +77,7 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
                                   const struct g16_r1cs *r, g16_error *err);
 void g16__gpu_prover_destroy(g16__gpu_prover *gp); /* NULL is a no-op */
 
-/* 1 when the five queries are resident on the device, 0 in streaming mode. */
+/* 1 when the five queries are resident on the device, 0 when some or all are streamed. */
 int g16__gpu_prover_resident(const g16__gpu_prover *gp);
 /* One line for the backend notice: "gpu 0 (NVIDIA H200), queries resident". */
 void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len);
