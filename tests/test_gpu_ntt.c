@@ -188,11 +188,25 @@ static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned
     memcpy(y1, x1, n * sizeof *y1);
     g16_fr *yc = fr_array(n);
     memcpy(yc, c, n * sizeof *yc);
-    uint32_t cnt = ntt_plan_h(&tb, (gfr *)(void *)x0, (gfr *)(void *)x1, (gfr *)(void *)c, L);
+    /* the two-vector form first, on copies (b's vector then takes c) */
+    g16_fr *a2 = fr_array(n), *b2 = fr_array(n);
+    memcpy(a2, x0, n * sizeof *a2);
+    memcpy(b2, x1, n * sizeof *b2);
+    uint32_t cnt = ntt_plan_h_ab(&tb, (gfr *)(void *)a2, (gfr *)(void *)b2, L);
+    assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
+    sim_run(L, cnt);
+    memcpy(b2, c, n * sizeof *b2);
+    cnt = ntt_plan_h_c(&tb, (gfr *)(void *)a2, (gfr *)(void *)b2, L);
+    assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
+    sim_run(L, cnt);
+    cnt = ntt_plan_h(&tb, (gfr *)(void *)x0, (gfr *)(void *)x1, (gfr *)(void *)c, L);
     assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
     sim_run(L, cnt);
     g16__ntt_groth16_h(d, y0, y1, yc);
     assert_vec_eq(x0, y0, n, "groth16 H", k);
+    assert_vec_eq(a2, y0, n, "groth16 H in two vectors", k);
+    free(a2);
+    free(b2);
 
     free(x0);
     free(x1);
@@ -440,10 +454,22 @@ static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, u
         memcpy(y0, x0, n * sizeof *y0);
         memcpy(y1, x1, n * sizeof *y1);
         memcpy(yc, c, n * sizeof *yc);
+        /* the two-vector form on the device: a, b uploaded, a·b, c into b's vector, H */
+        g16_fr *dv = NULL, *h2 = fr_array(n);
+        size_t bytes = n * sizeof(g16_fr);
+        if (g16__gpu_alloc(g, (void **)&dv, 2 * bytes, "two H vectors", &err) != G16_OK ||
+            g16__gpu_upload(g, dv, x0, bytes, &err) != G16_OK || g16__gpu_upload(g, dv + n, x1, bytes, &err) != G16_OK ||
+            g16__gpu_ntt_h_ab(gd, dv, dv + n, &err) != G16_OK || g16__gpu_upload(g, dv + n, c, bytes, &err) != G16_OK ||
+            g16__gpu_ntt_h_c(gd, dv, dv + n, &err) != G16_OK || g16__gpu_download(g, h2, dv, bytes, &err) != G16_OK ||
+            g16__gpu_sync(g, &err) != G16_OK)
+            fail_msg("gpu groth16 H in two vectors 2^%u: %s", k, err.msg);
+        g16__gpu_free(g, dv);
         if (g16__gpu_ntt_groth16_h_host(gd, x0, x1, c, &err) != G16_OK)
             fail_msg("gpu groth16 H 2^%u: %s", k, err.msg);
         g16__ntt_groth16_h(d, y0, y1, yc);
         assert_vec_eq(x0, y0, n, "groth16 H", k);
+        assert_vec_eq(h2, y0, n, "groth16 H in two vectors", k);
+        free(h2);
         free(c);
         free(yc);
     }
@@ -463,7 +489,7 @@ static void test_dev_sizes(void **state)
     for (unsigned k = 0; k <= max; k++) {
         dev_check(g, k, &gens[k % 3], k <= 24, 0, 0, -1);
         printf("  device 2^%u: forward, inverse, coset forward/inverse%s agree with the CPU\n", k,
-               k <= 24 ? ", groth16 H" : "");
+               k <= 24 ? ", groth16 H (three and two vectors)" : "");
     }
     /* every kernel variant of ntt.cu (threads x stages per round trip x stage order) and a
      * thread count without a variant of its own (the unbounded kernel) */

@@ -278,6 +278,12 @@ g16_status g16__gpu_ntt_device(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *
 /* The Groth16 quotient on device vectors, the same function as g16__ntt_groth16_h: on return
  * (after sync) a holds H; b and c hold scratch. Enqueued only. */
 g16_status g16__gpu_ntt_groth16_h_device(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err);
+/* The same in two device vectors, for a card that cannot hold three: g16__gpu_ntt_h_ab leaves the
+ * coset evaluations' product a·b in a (b then holds scratch: c may be written there, after the
+ * launches in stream order); g16__gpu_ntt_h_c then leaves H in a (c holds scratch). The result is
+ * bit for bit g16__gpu_ntt_groth16_h_device's. Enqueued only. */
+g16_status g16__gpu_ntt_h_ab(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_error *err);
+g16_status g16__gpu_ntt_h_c(g16__gpu_ntt *d, g16_fr *a, g16_fr *c, g16_error *err);
 
 /* Benchmark hook: runs the launches of `kind` on device vector x (G16__GPU_NTT_KIND_COUNT: the H
  * step on x, b, c) with an event after each, synchronizes, and writes up to `cap` launches' times

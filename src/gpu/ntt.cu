@@ -309,6 +309,24 @@ extern "C" g16_status g16__gpu_ntt_groth16_h_device(g16__gpu_ntt *d, g16_fr *a, 
     return run_launches(d, L, cnt, err);
 }
 
+extern "C" g16_status g16__gpu_ntt_h_ab(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_error *err)
+{
+    if (!d || !a || !b)
+        return g16__error(err, G16_ERR_ARG, "gpu groth16 H (a·b): NULL domain or vector");
+    ntt_launch L[G16_NTT_MAX_LAUNCHES];
+    uint32_t cnt = ntt_plan_h_ab(&d->tb, (gfr *)a, (gfr *)b, L);
+    return run_launches(d, L, cnt, err);
+}
+
+extern "C" g16_status g16__gpu_ntt_h_c(g16__gpu_ntt *d, g16_fr *a, g16_fr *c, g16_error *err)
+{
+    if (!d || !a || !c)
+        return g16__error(err, G16_ERR_ARG, "gpu groth16 H (c): NULL domain or vector");
+    ntt_launch L[G16_NTT_MAX_LAUNCHES];
+    uint32_t cnt = ntt_plan_h_c(&d->tb, (gfr *)a, (gfr *)c, L);
+    return run_launches(d, L, cnt, err);
+}
+
 /* Device buffer for `nvec` vectors of the domain, after checking the plan. */
 static g16_status alloc_vectors(g16__gpu_ntt *d, size_t nvec, const char *what, g16_fr **buf, g16_error *err)
 {

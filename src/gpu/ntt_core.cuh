@@ -96,9 +96,17 @@ typedef struct {
     gfr c0;
 } ntt_scale;
 
+/* ntt_pass.abc: how the H step's last pass folds its output o into abc_a. The two-vector H step
+ * (ntt_plan_h_ab, ntt_plan_h_c) computes a·b with the first and subtracts c with the second:
+ * the same products and differences, in the same operand order, as the three-vector one's. */
+#define G16_ABC_NONE 0
+#define G16_ABC_SUB_PRODUCT 1 /* a[i] <- a[i]·b[i] - o */
+#define G16_ABC_MUL 2         /* a[i] <- a[i]·o */
+#define G16_ABC_SUB 3         /* a[i] <- a[i] - o */
+
 typedef struct {
     gfr *x[G16_NTT_MAX_VEC]; /* vector v = blockIdx.y */
-    gfr *abc_a;              /* abc: a[i] <- a[i]·b[i] - (this pass's output); x[v] is not written */
+    gfr *abc_a;              /* abc != 0: this pass's output folded into a (G16_ABC_*); x[v] is not written */
     const gfr *abc_b;
     uint32_t log_n, lo_bit, s, log_g;
     uint32_t kind, inverse, store_bitrev, abc;
@@ -590,9 +598,16 @@ G16_HD void ntt_phase_store(const ntt_pass *p, uint32_t blk, uint32_t v, uint32_
         uint32_t i = base + (mo << p->lo_bit);
         ntt_apply_scale(&p->store, p->log_n, i, &a);
         if (p->abc) {
-            gfr av = ntt_ld(&p->abc_a[i]), bv = ntt_ld(&p->abc_b[i]);
-            gfr_mul(&av, &av, &bv);
-            gfr_sub(&av, &av, &a);
+            gfr av = ntt_ld(&p->abc_a[i]);
+            if (p->abc == G16_ABC_SUB_PRODUCT) {
+                gfr bv = ntt_ld(&p->abc_b[i]);
+                gfr_mul(&av, &av, &bv);
+                gfr_sub(&av, &av, &a);
+            } else if (p->abc == G16_ABC_MUL) {
+                gfr_mul(&av, &av, &a);
+            } else {
+                gfr_sub(&av, &av, &a);
+            }
             ntt_st(&p->abc_a[i], &av);
         } else {
             ntt_st(&x[i], &a);
@@ -806,41 +821,69 @@ G16_HOST uint32_t ntt_plan_transform(const ntt_tables *tb, uint32_t kind, gfr *c
     }
 }
 
-/* The Groth16 H step: a, b, c evaluations -> coset evaluations (inverse DIF passes, the bottom
- * pass fused with the n^-1·g^j scaling and the first DIT pass, forward DIT passes), a·b - c at
- * the store of c's last pass, then a coset inverse with (g^n - 1)^-1 folded into its scale. */
-G16_HOST uint32_t ntt_plan_h(const ntt_tables *tb, gfr *a, gfr *b, gfr *c, ntt_launch *L)
+/* The H step's transforms of x[0..nv) (evaluations -> coset evaluations: inverse DIF passes, the
+ * bottom pass fused with the n^-1·g^j scaling and the first DIT pass, forward DIT passes up to the
+ * top one), the top pass of the last vector folded into a by `abc` (G16_ABC_*, b for
+ * SUB_PRODUCT), the others' stored. Appends to L from cnt, returns the new count. */
+G16_HOST uint32_t ntt_plan_h_cosets(const ntt_tables *tb, gfr *const *x, uint32_t nv, gfr *a, const gfr *b,
+                                  uint32_t abc, ntt_launch *L, uint32_t cnt)
 {
-    uint32_t s[G16_NTT_MAX_PASSES], P = ntt_split(tb, s), cnt = 0;
-    gfr *abc[3] = {a, b, c}, *ab[2] = {a, b}, *cc[1] = {c};
+    uint32_t s[G16_NTT_MAX_PASSES], P = ntt_split(tb, s);
     for (uint32_t q = 0; q + 1 < P; q++)
-        L[cnt++] = ntt_make_pass(tb, abc, 3, q, G16_PASS_DIF, 1);
+        L[cnt++] = ntt_make_pass(tb, x, nv, q, G16_PASS_DIF, 1);
     /* DIT passes from the bottom (q = P-1, fused with the last DIF pass) up to the top (q = 0);
-     * the top one runs for a and b first, then for c with the pointwise step. */
+     * the top one runs for the other vectors first, then for the last with the fold. */
     for (uint32_t r = 0; r < P; r++) {
         uint32_t q = P - 1 - r;
         uint32_t kind = (r == 0) ? G16_PASS_DIF_DIT : G16_PASS_DIT;
-        if (q > 0) {
-            L[cnt] = ntt_make_pass(tb, abc, 3, q, kind, 0);
+        if (q > 0 || nv > 1) {
+            L[cnt] = ntt_make_pass(tb, x, q > 0 ? nv : nv - 1, q, kind, 0);
             if (r == 0)
                 L[cnt].p.mid = ntt_scale_pow(tb, G16_SC_H_IN, 1);
             cnt++;
-            continue;
         }
-        L[cnt] = ntt_make_pass(tb, ab, 2, q, kind, 0);
+        if (q > 0)
+            continue;
+        L[cnt] = ntt_make_pass(tb, x + nv - 1, 1, q, kind, 0);
         if (r == 0)
             L[cnt].p.mid = ntt_scale_pow(tb, G16_SC_H_IN, 1);
-        cnt++;
-        L[cnt] = ntt_make_pass(tb, cc, 1, q, kind, 0);
-        if (r == 0)
-            L[cnt].p.mid = ntt_scale_pow(tb, G16_SC_H_IN, 1);
-        L[cnt].p.abc = 1;
+        L[cnt].p.abc = abc;
         L[cnt].p.abc_a = a;
         L[cnt].p.abc_b = b;
         cnt++;
     }
+    return cnt;
+}
+
+/* The H step's last transform: a coset inverse with (g^n - 1)^-1 folded into its scale. */
+G16_HOST uint32_t ntt_plan_h_out(const ntt_tables *tb, gfr *a, ntt_launch *L, uint32_t cnt)
+{
     gfr *aa[1] = {a};
     return ntt_plan_dif_natural(tb, aa, 1, 1, ntt_scale_none(), ntt_scale_pow(tb, G16_SC_H_OUT, 0), L, cnt);
+}
+
+/* The Groth16 H step on three vectors: a, b, c to coset evaluations, a·b - c at the store of c's
+ * last pass, then the coset inverse. */
+G16_HOST uint32_t ntt_plan_h(const ntt_tables *tb, gfr *a, gfr *b, gfr *c, ntt_launch *L)
+{
+    gfr *abc[3] = {a, b, c};
+    uint32_t cnt = ntt_plan_h_cosets(tb, abc, 3, a, b, G16_ABC_SUB_PRODUCT, L, 0);
+    return ntt_plan_h_out(tb, a, L, cnt);
+}
+
+/* The same in two vectors (cards that cannot hold three), in two plans with c written in between:
+ * ntt_plan_h_ab leaves a·b (coset evaluations) in a and b free; ntt_plan_h_c then takes c in any
+ * vector (b's, once free) and leaves H in a. */
+G16_HOST uint32_t ntt_plan_h_ab(const ntt_tables *tb, gfr *a, gfr *b, ntt_launch *L)
+{
+    gfr *ab[2] = {a, b};
+    return ntt_plan_h_cosets(tb, ab, 2, a, NULL, G16_ABC_MUL, L, 0);
+}
+
+G16_HOST uint32_t ntt_plan_h_c(const ntt_tables *tb, gfr *a, gfr *c, ntt_launch *L)
+{
+    uint32_t cnt = ntt_plan_h_cosets(tb, &c, 1, a, NULL, G16_ABC_SUB, L, 0);
+    return ntt_plan_h_out(tb, a, L, cnt);
 }
 
 #endif /* G16_GPU_NTT_CORE_CUH */
