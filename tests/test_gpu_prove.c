@@ -378,6 +378,37 @@ static void partial_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu, size
     assert_int_equal(sync_h, 1);
 }
 
+/* The H step in two device vectors (G16_GPU_H_SLOTS=2: c goes into b's vector once a·b is
+ * formed), queries resident and streamed: the CPU's proofs, a, b, c from the host (the SpMV on the
+ * device needs three vectors). */
+static void two_vector_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu)
+{
+    g16_error err = {0, ""};
+    char *saved = env_set("G16_GPU_H_SLOTS", "2");
+    for (int streamed = 0; streamed < 2; streamed++) {
+        char *saved_stream = env_set("G16_GPU_STREAM", streamed ? "1" : "0");
+        memset(gpu, 0, f->count * sizeof *gpu);
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        g16_status st = prove_with(f, gpu, "gpu", NULL, &err);
+        g16__trace_enable(0);
+        uint64_t spmv_gpu = span_count("prove/prove.circuit/ntt.h.gpu/gpu.spmv");
+        uint64_t ups = span_count("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc");
+        g16__trace_reset();
+        env_restore("G16_GPU_STREAM", saved_stream);
+        if (st != G16_OK)
+            fail_msg("gpu, H in two vectors%s: %s", streamed ? ", streamed" : "", err.msg);
+        expect_same_proofs(cpu, gpu, f->count, streamed ? "H in two vectors, streamed" : "H in two vectors");
+        assert_int_equal(spmv_gpu, 0);
+        assert_int_equal(ups, f->count);
+    }
+    setenv("G16_GPU_H_SLOTS", "4", 1);
+    g16__gpu_prover *gp = NULL;
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f->p, f->r, &err), G16_ERR_ARG);
+    assert_non_null(strstr(err.msg, "G16_GPU_H_SLOTS"));
+    env_restore("G16_GPU_H_SLOTS", saved);
+}
+
 /* GPU = CPU byte for byte: several sizes (not powers of two), both demo kinds, batches, one and
  * two workers on the card, queries resident, streamed whole and streamed in chunks (each chunk
  * but the first uploaded by a thread while the previous chunk's MSM runs: counted in the trace). */
@@ -466,9 +497,10 @@ static void test_gpu_equals_cpu(void **state)
         printf("  pieces of %s points: %llu runs of msm.h\n", chunk, (unsigned long long)pieces);
         assert_true(pieces >= 3 * f.count); /* h alone has n >= rows points: 3 pieces or more */
         partial_cases(&f, cpu, gpu, cases[c].rows);
+        two_vector_cases(&f, cpu, gpu);
         printf("  %s demo, %zu rows, batch %zu: GPU proofs = CPU proofs (1 and 2 workers; queries "
                "resident with a/b/c from the device and from the CPU, in pieces, streamed, streamed in chunks, some "
-               "resident and some streamed)\n",
+               "resident and some streamed, the H step in two vectors)\n",
                cases[c].kind == G16_DEMO_BITS ? "bits" : "field", cases[c].rows, f.count);
         free(cpu);
         free(gpu);
@@ -1472,6 +1504,69 @@ static void test_gpu_mem_limit(void **state)
     fixture_free(&f);
 }
 
+/* A card too small for the H step's three vectors but not for two: the prover takes two (the
+ * backend line says so). The smallest limit at which a streaming prover (chunks of 1024 points,
+ * so that the vectors are all it needs) can be created is found by bisection: there it runs the H
+ * step in two vectors, and with one vector more of room (plus 4 MiB for the allocator's rounding)
+ * in three. (Proofs in two vectors: test_gpu_equals_cpu, G16_GPU_H_SLOTS=2.) */
+static void test_gpu_h_two_vectors_limit(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    g16_error err = {0, ""};
+    g16__gpu *g = NULL;
+    g16__gpu_prover *gp = NULL;
+    size_t before, total;
+    char lim[32], desc[512];
+    fixture_make(&f, G16_DEMO_BITS, 70000, 1);
+    assert_int_equal(g16__gpu_open(&g, 0, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK); /* lazily loaded modules */
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    assert_int_equal(g16__gpu_mem_info(g, &before, &total, &err), G16_OK);
+    size_t used = total - before, vec = f.r->n * sizeof(g16_fr), lo = used, hi = used + 8 * vec + ((size_t)1 << 30);
+    char *saved_res = env_set("G16_GPU_RESIDENT", "none"), *saved_chunk = env_set("G16_GPU_CHUNK", "1024");
+    snprintf(lim, sizeof lim, "%zu", hi);
+    char *saved = env_set("G16_GPU_MEM_LIMIT", lim);
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("prover limited to %s bytes: %s", lim, err.msg);
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    while (hi - lo > ((size_t)256 << 10)) { /* created at hi, not at lo */
+        size_t mid = lo + (hi - lo) / 2;
+        snprintf(lim, sizeof lim, "%zu", mid);
+        setenv("G16_GPU_MEM_LIMIT", lim, 1);
+        g16_status st = g16__gpu_prover_create(&gp, 0, f.p, f.r, &err);
+        if (st != G16_OK && st != G16_ERR_NOMEM)
+            fail_msg("prover limited to %s bytes: %s", lim, err.msg);
+        g16__gpu_prover_destroy(gp);
+        gp = NULL;
+        *(st == G16_OK ? &hi : &lo) = mid;
+    }
+    snprintf(lim, sizeof lim, "%zu", hi);
+    setenv("G16_GPU_MEM_LIMIT", lim, 1);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  smallest limit %s bytes (%zu in use, one vector %zu): %s\n", lim, used, vec, desc);
+    assert_non_null(strstr(desc, "the H step in two device vectors"));
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    snprintf(lim, sizeof lim, "%zu", hi + vec + ((size_t)4 << 20));
+    setenv("G16_GPU_MEM_LIMIT", lim, 1);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  limit %s bytes: %s\n", lim, desc);
+    assert_null(strstr(desc, "two device vectors"));
+    g16__gpu_prover_destroy(gp);
+    env_restore("G16_GPU_MEM_LIMIT", saved);
+    env_restore("G16_GPU_CHUNK", saved_chunk);
+    env_restore("G16_GPU_RESIDENT", saved_res);
+    g16__gpu_close(g);
+    fixture_free(&f);
+}
+
 /* 100 proofs (10 batches of 10) leave the device's free memory where it was.
  * G16_GPU_TEST_LEAK_BATCHES sets the batch count (1 under compute-sanitizer, where 100 proofs are
  * slow). */
@@ -1522,6 +1617,7 @@ int main(void)
         cmocka_unit_test(test_bad_devices),
         cmocka_unit_test(test_gpu_memory),
         cmocka_unit_test(test_gpu_mem_limit),
+        cmocka_unit_test(test_gpu_h_two_vectors_limit),
         cmocka_unit_test(test_no_leak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

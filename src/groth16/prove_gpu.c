@@ -45,7 +45,8 @@ struct g16__gpu_prover {
     size_t piece;
     const struct g16_params *p;
     const struct g16_r1cs *r;
-    g16_fr *dabc; /* device: a, b, c of the H step (3n elements); H stays in the first n for msm.h */
+    g16_fr *dabc; /* device: a, b, c of the H step (h_slots·n elements); H stays in the first n for msm.h */
+    int h_slots;  /* 3, or 2 when three vectors do not fit (c then goes into b's, g16__gpu_ntt_h_ab) */
     int have_h;   /* dabc holds the H of the current circuit */
     /* Prefetch (prove_gpu.h). dabc_spare: a second 3n set, NULL without prefetch. It is never the
      * current circuit's set: g16__gpu_prover_h swaps the two when it takes a prefetch, and the
@@ -558,9 +559,45 @@ static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
     return G16_OK;
 }
 
-/* The proof's vectors on the device, after one plan check: the H step's a, b, c; the witness; the
- * compacted a / b scalars (in the H step's b, c when they fit); the density bitmaps (uploaded
- * now: they belong to the circuit); the compaction scratch. */
+/* G16_GPU_H_SLOTS (tests): 2 or 3 forces the H step's device vectors; unset or empty: 3 when
+ * they fit, else 2 (*slots = 0). */
+static g16_status h_slots_env(int *slots, g16_error *err)
+{
+    const char *env = getenv("G16_GPU_H_SLOTS");
+    *slots = 0;
+    if (!env || !*env)
+        return G16_OK;
+    if (strcmp(env, "2") && strcmp(env, "3"))
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_H_SLOTS='%s': expected 2 or 3", env);
+    *slots = env[0] - '0';
+    return G16_OK;
+}
+
+/* The plan of vectors_create with the H step in `slots` vectors. */
+static g16_status vectors_plan(g16__gpu_prover *gp, int slots, g16_error *err)
+{
+    const struct g16_r1cs *r = gp->r;
+    const struct g16_params *p = gp->p;
+    size_t n = r->n, nw = r->num_inputs + r->num_aux, nscal = p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1;
+    size_t words = (r->num_aux + 63) / 64 * 2 + (r->num_inputs + 63) / 64;
+    size_t max_c = r->num_aux > r->num_inputs ? r->num_aux : r->num_inputs;
+    g16__gpu_plan plan;
+    gp->dscal_own = nscal > (size_t)(slots - 1) * n;
+    g16__gpu_plan_init(&plan);
+    g16__gpu_plan_add(&plan, slots == 3 ? "H step vectors a, b, c" : "H step vectors a, b (c into b's)",
+                      (size_t)slots * n * sizeof(g16_fr));
+    g16__gpu_plan_add(&plan, "witness", nw * sizeof(g16_fr));
+    if (gp->dscal_own)
+        g16__gpu_plan_add(&plan, "a / b query scalars", nscal * sizeof(g16_fr));
+    g16__gpu_plan_add(&plan, "density bitmaps", words * 8);
+    g16__gpu_plan_add(&plan, "compaction scratch", g16__gpu_compactor_bytes(max_c));
+    return g16__gpu_plan_check(gp->gpu, &plan, err);
+}
+
+/* The proof's vectors on the device, after one plan check: the H step's a, b, c (three vectors,
+ * or two when three do not fit: ~4.3 GB less at 2^27, so that a 2^27 circuit proves on a 16 GB
+ * card); the witness; the compacted a / b scalars (in the H step's b, c when they fit); the
+ * density bitmaps (uploaded now: they belong to the circuit); the compaction scratch. */
 static g16_status vectors_create(g16__gpu_prover *gp, g16_error *err)
 {
     g16_status st = G16_OK;
@@ -569,18 +606,20 @@ static g16_status vectors_create(g16__gpu_prover *gp, g16_error *err)
     size_t n = r->n, nw = r->num_inputs + r->num_aux, nscal = p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1;
     size_t words[3] = {(r->num_aux + 63) / 64, (r->num_inputs + 63) / 64, (r->num_aux + 63) / 64};
     size_t max_c = r->num_aux > r->num_inputs ? r->num_aux : r->num_inputs;
-    g16__gpu_plan plan;
-    gp->dscal_own = nscal > 2 * n;
-    g16__gpu_plan_init(&plan);
-    g16__gpu_plan_add(&plan, "H step vectors a, b, c", 3 * n * sizeof(g16_fr));
-    g16__gpu_plan_add(&plan, "witness", nw * sizeof(g16_fr));
-    if (gp->dscal_own)
-        g16__gpu_plan_add(&plan, "a / b query scalars", nscal * sizeof(g16_fr));
-    g16__gpu_plan_add(&plan, "density bitmaps", (words[0] + words[1] + words[2]) * 8);
-    g16__gpu_plan_add(&plan, "compaction scratch", g16__gpu_compactor_bytes(max_c));
-    if ((st = g16__gpu_plan_check(gp->gpu, &plan, err)) != G16_OK ||
-        (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dabc, 3 * n * sizeof(g16_fr), "H step vectors", err)) !=
-            G16_OK ||
+    int forced;
+    if ((st = h_slots_env(&forced, err)) != G16_OK)
+        goto cleanup;
+    gp->h_slots = forced ? forced : 3;
+    st = vectors_plan(gp, gp->h_slots, err);
+    if (st == G16_ERR_NOMEM && !forced) {
+        g16_error e3 = err ? *err : (g16_error){0, ""};
+        gp->h_slots = 2;
+        if ((st = vectors_plan(gp, 2, err)) == G16_ERR_NOMEM && err)
+            *err = e3; /* the error names the usual plan */
+    }
+    if (st != G16_OK ||
+        (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dabc, (size_t)gp->h_slots * n * sizeof(g16_fr), "H step vectors",
+                             err)) != G16_OK ||
         (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dw, (nw ? nw : 1) * sizeof(g16_fr), "witness", err)) != G16_OK)
         goto cleanup;
     if (!gp->dscal_own)
@@ -1020,7 +1059,15 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         goto cleanup;
     if ((st = vectors_create(gp, err)) != G16_OK)
         goto cleanup;
-    if (getenv("G16_GPU_CHECK") && !strcmp(getenv("G16_GPU_CHECK"), "1") &&
+    if (gp->h_slots == 2) { /* the device SpMV, the row check and the spare set need a, b, c at once */
+        if (spmv)
+            snprintf(gp->spmv_note, sizeof gp->spmv_note,
+                     "; A/B/C times the witness on the CPU: the H step runs in two device vectors");
+        spmv = 0;
+        gp->pf_mode = 0;
+        gp->pf_why = "the H step runs in two device vectors";
+    }
+    if (gp->h_slots == 3 && getenv("G16_GPU_CHECK") && !strcmp(getenv("G16_GPU_CHECK"), "1") &&
         (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dcheck, sizeof *gp->dcheck, "witness check verdict", err)) !=
             G16_OK)
         goto cleanup;
@@ -1086,6 +1133,8 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
                  "gpu %d (%s), queries streamed in chunks of up to %zu points (they do not all fit) from %s host "
                  "memory",
                  info.device, info.name, gp->chunk, gp->pin_note);
+    if (gp->h_slots == 2 && strlen(buf) + 1 < len)
+        snprintf(buf + strlen(buf), len - strlen(buf), "; the H step in two device vectors");
 }
 
 /* a, b, c into the current set, synchronously (span gpu.upload_abc: the host waits for the copies,
@@ -1201,6 +1250,30 @@ static g16_status h_inputs_host(g16__gpu_prover *gp, const g16_fr *a, const g16_
     return st;
 }
 
+/* The H step in two device vectors (gp->h_slots = 2; no SpMV, prefetch or row check there): a and
+ * b uploaded (span gpu.upload_abc, synchronous), their coset evaluations' product into a, then
+ * c into b's vector in stream order (its copy waits for the product; the host waits for both at
+ * the step's end) and H into a. */
+static g16_status h_two_vectors(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                                g16_error *err)
+{
+    g16_status st = G16_OK;
+    size_t n = gp->r->n, bytes = n * sizeof(g16_fr);
+    if (!a)
+        return g16__error(err, G16_ERR_ARG, "gpu prover: the H step in two vectors takes a, b, c from the host");
+    g16__span sp = g16__span_begin_n("gpu.upload_abc", 2 * n);
+    if ((st = g16__gpu_upload(gp->gpu, gp->dabc, a, bytes, err)) == G16_OK &&
+        (st = g16__gpu_upload(gp->gpu, gp->dabc + n, b, bytes, err)) == G16_OK)
+        st = g16__gpu_sync(gp->gpu, err);
+    g16__span_end(sp);
+    if (st == G16_OK && (st = g16__gpu_ntt_h_ab(gp->ntt, gp->dabc, gp->dabc + n, err)) == G16_OK &&
+        (st = g16__gpu_upload(gp->gpu, gp->dabc + n, c, bytes, err)) == G16_OK)
+        st = g16__gpu_ntt_h_c(gp->ntt, gp->dabc, gp->dabc + n, err);
+    if (st == G16_OK)
+        gp->n_uploaded++;
+    return st;
+}
+
 g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                              const g16_fr *w, g16_error *err)
 {
@@ -1211,15 +1284,20 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     gp->w_src = NULL;
     gp->dw_early = 0; /* used now, or left behind by this step's upload */
     gp->check_bad = UINT64_MAX;
-    st = a ? h_inputs_host(gp, a, b, c, err) : h_inputs_spmv(gp, w, dw_early, err);
-    if (st != G16_OK)
-        return st;
-    /* the rows' check before the NTTs transform a, b, c in place (same stream) */
-    if (gp->dcheck && (st = g16__gpu_check_products(gp->gpu, gp->dabc, gp->dabc + n, gp->dabc + 2 * n,
-                                                    gp->r->num_constraints, gp->dcheck, err)) != G16_OK)
-        return st;
-    if ((st = g16__gpu_ntt_groth16_h_device(gp->ntt, gp->dabc, gp->dabc + n, gp->dabc + 2 * n, err)) != G16_OK)
-        return st;
+    if (gp->h_slots == 2) {
+        if ((st = h_two_vectors(gp, a, b, c, err)) != G16_OK)
+            return st;
+    } else {
+        st = a ? h_inputs_host(gp, a, b, c, err) : h_inputs_spmv(gp, w, dw_early, err);
+        if (st != G16_OK)
+            return st;
+        /* the rows' check before the NTTs transform a, b, c in place (same stream) */
+        if (gp->dcheck && (st = g16__gpu_check_products(gp->gpu, gp->dabc, gp->dabc + n, gp->dabc + 2 * n,
+                                                        gp->r->num_constraints, gp->dcheck, err)) != G16_OK)
+            return st;
+        if ((st = g16__gpu_ntt_groth16_h_device(gp->ntt, gp->dabc, gp->dabc + n, gp->dabc + 2 * n, err)) != G16_OK)
+            return st;
+    }
     if (w && a) { /* (the SpMV path uploaded it already) */
         /* the witness crosses PCIe while the NTTs run (nothing on the device reads dw now: the
          * previous proof's MSMs returned synchronized) */
