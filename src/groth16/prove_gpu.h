@@ -8,7 +8,9 @@
  * CPU backend's for the same r and s.
  *
  * Memory: g16__gpu_prover_create allocates the H step's three vectors (96 B per constraint, kept:
- * H stays on the device for msm.h), the witness (32 B per variable: uploaded once per proof, the
+ * H stays on the device for msm.h; two, 64 B per constraint, when three do not fit: c is then
+ * uploaded into b's vector once the coset evaluations' product a·b is formed, with no device
+ * SpMV, row check or prefetch; G16_GPU_H_SLOTS=2 forces it, for tests), the witness (32 B per variable: uploaded once per proof, the
  * l query's scalars, and the source of the a and b queries' scalars, which are compacted on the
  * device into the H step's b and c once H is computed), the density bitmaps, and uploads the h, l,
  * a, b_g1 and b_g2 queries once (96 B per G1 point, 192 B per G2 point) when they fit beside them
