@@ -891,11 +891,14 @@ static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece)
     return 1;
 }
 
-/* Partial residency: streamed chunks of at least this many points (or a sixteenth of the largest
- * streamed query, or all of it, when that is less). Each chunk's run pays the window sums again
- * (~12 ms per G1 run from 2^24 points on the H200), so chunks far smaller would give back what
- * the resident queries save. */
-#define PARTIAL_CHUNK_MIN ((size_t)1 << 22)
+/* Partial residency: streamed chunks of at least this many points (or an eighth of the largest
+ * streamed query, or all of it, when that is less). Each chunk's run of h (random scalars) pays
+ * the window sums again, and smaller runs take smaller windows: on an H100 as a 48 GB card
+ * (G16_GPU_MEM_LIMIT=46G, 2^27, bench/RESULTS.md, sixteenth session) l and b_g2 resident with
+ * chunks of 2^22 took msm.h from 1.06-1.13 s to 1.38-1.40 s per circuit (~11 ms per extra run),
+ * as much as the two resident queries saved (a proof 2.99-3.02 s against 2.95-3.07 s streaming
+ * everything in chunks of 22.8 M points). */
+#define PARTIAL_CHUNK_MIN ((size_t)1 << 24)
 
 /* The largest chunk of the streamed queries (mask str) whose run fits in `room` bytes with two
  * chunks' bases (the one running and the next one's upload): all of the largest streamed query,
@@ -933,7 +936,7 @@ static unsigned plan_partial(const g16__gpu_prover *gp, size_t free_b, size_t *p
         unsigned str = Q_ALL & ~mask;
         size_t res = bases_bytes(gp, mask), nstream = largest_query(gp, str), room, c, pc;
         size_t pb = str >> Q_B2 & 1 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
-        size_t lo = nstream / 16 < PARTIAL_CHUNK_MIN ? nstream / 16 : PARTIAL_CHUNK_MIN;
+        size_t lo = nstream / 8 < PARTIAL_CHUNK_MIN ? nstream / 8 : PARTIAL_CHUNK_MIN;
         lo = lo > 4096 ? lo : nstream < 4096 ? nstream : 4096;
         if (free_b <= res + G16__GPU_RESERVE)
             continue;

@@ -24,7 +24,7 @@
  * the spare set when they stay as large. When not even the smallest pieces fit beside all five,
  * some queries stay resident and the others are streamed ("partial": the set of the most bytes
  * among l, a, b_g1, b_g2, whose mostly 0/1 scalars leave their MSMs bound by the upload, then h
- * when it fits too; streamed chunks of at least 2^22 points; no SpMV on the device, no prefetch;
+ * when it fits too; streamed chunks of at least 2^24 points; no SpMV on the device, no prefetch;
  * G16_GPU_RESIDENT names the set, for tests, or turns the plan off). When none fit
  * ("streaming") each MSM uploads its query in chunks sized to half the free memory (G16_GPU_CHUNK=N
  * points overrides, G16_GPU_STREAM=1 forces streaming; both for tests), runs each chunk and sums
