@@ -4,6 +4,10 @@
  *
  *   bench_gpu_prove [max_log=22] [min_log=16] [kind=bits|field] [batch=1] [devices=0]
  *
+ * G16_BENCH_MEM_LIMITS=46G,23G,full runs one prover per listed card size (G16_GPU_MEM_LIMIT for
+ * each prover's context; full: none) over the same circuit and parameters, so that the synthesis
+ * and the random parameters (~75 s at 2^27) are paid once.
+ *
  * A CPU setup at 2^24 would take most of a device session, so the parameters here are random
  * subgroup points generated on the GPU (g16__gpu_msm_create_random_*, downloaded): the proving
  * work is the same as with real parameters, but the proof cannot verify, so proving runs with
@@ -92,6 +96,67 @@ static double circuit_ms(const char *leaf)
     return bench_span_ms(a) + bench_span_ms(b);
 }
 
+/* One prover over circuit r and parameters p (its creation timed once), two batches of `batch`
+ * proofs of w, a table row each. Returns nonzero on an error (printed as a row). */
+static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const struct g16_params *p,
+                      const g16_fr **ws, g16_proof *proofs, size_t batch, const g16_prove_opts *opts)
+{
+    g16_prove_opts po = *opts;
+    g16_error err = {0, ""};
+    double t0;
+    g16_prover *pv = NULL;
+    t0 = bench_now_s();
+    if (g16_prover_create(&pv, p, r, &po, &err) != G16_OK) {
+        printf("| %u | prover: %s |\n", lg, err.msg);
+        return 1;
+    }
+    double create_ms = (bench_now_s() - t0) * 1e3;
+    for (int run = 0; run < 2; run++) {
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        t0 = bench_now_s();
+        g16_status st = g16_prover_prove(pv, proofs, ws, batch, &po, &err);
+        double ms = (bench_now_s() - t0) * 1e3;
+        g16__trace_enable(0);
+        if (st != G16_OK) {
+            printf("| %u | %d | prove: %s |\n", lg, run, err.msg);
+            g16_prover_destroy(pv);
+            return 1;
+        }
+        g16__trace_stat ps;
+        int64_t unacc = g16__trace_query("prove", &ps) == G16_OK ? ps.unaccounted_ns : 0;
+        uint64_t prefetched =
+            g16__trace_query("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch", &ps) == G16_OK ? ps.count : 0;
+        uint64_t early = g16__trace_query("prove/prove.witness_early", &ps) == G16_OK ? ps.count : 0;
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        /* the device's memory held after the batch: the prover's buffers (g16__gpu_mem_info counts
+         * the scratch pool's idle bytes as free; the largest MSM's scratch comes on top while it
+         * runs, g16__gpu_msm_scratch_bytes) */
+        size_t dev_free = 0, dev_total = 0;
+        (void)g16__gpu_mem_info(g, &dev_free, &dev_total, NULL);
+        printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
+               "%.1f | %llu | %llu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f |\n",
+               lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
+               bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.spmv"),
+               bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
+               bench_span_ms("prove/prove.circuit/msm.h.gpu"), circuit_ms("msm.l.gpu"), circuit_ms("msm.a.gpu"),
+               circuit_ms("msm.b_g1.gpu"), circuit_ms("msm.b_g2.gpu"),
+               bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_witness") + circuit_ms("gpu.upload_witness"),
+               bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc"), (unsigned long long)prefetched,
+               (unsigned long long)early, bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch"),
+               circuit_ms("gpu.compact_a") + circuit_ms("gpu.compact_b"),
+               bench_span_ms("prove/prove.circuit/prove.assemble"),
+               bench_span_ms("prove/wait.synth"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0,
+               (double)(dev_total - dev_free) / 1e9);
+        fflush(stdout);
+    }
+    t0 = bench_now_s();
+    g16_prover_destroy(pv);
+    fprintf(stderr, "2^%u: prover destroy %.1f ms\n", lg, (bench_now_s() - t0) * 1e3);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     unsigned max_log = argc > 1 ? (unsigned)atoi(argv[1]) : 22, min_log = argc > 2 ? (unsigned)atoi(argv[2]) : 16;
@@ -147,55 +212,22 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < batch; i++)
             ws[i] = w;
         g16_prove_opts po = {.flags = G16_PROVE_NO_VERIFY, .backend = "gpu", .devices = devices};
-        g16_prover *pv = NULL;
-        t0 = bench_now_s();
-        if (g16_prover_create(&pv, p, r, &po, &err) != G16_OK) {
-            printf("| %u | prover: %s |\n", lg, err.msg);
+        const char *lims = getenv("G16_BENCH_MEM_LIMITS"), *lim = lims;
+        if (!lims && run_prover(g, lg, r, p, ws, proofs, batch, &po))
             return 1;
-        }
-        double create_ms = (bench_now_s() - t0) * 1e3;
-        for (int run = 0; run < 2; run++) {
-            g16__trace_reset();
-            g16__trace_enable(G16__TRACE_RECORD);
-            t0 = bench_now_s();
-            g16_status st = g16_prover_prove(pv, proofs, ws, batch, &po, &err);
-            double ms = (bench_now_s() - t0) * 1e3;
-            g16__trace_enable(0);
-            if (st != G16_OK) {
-                printf("| %u | %d | prove: %s |\n", lg, run, err.msg);
-                return 1;
-            }
-            g16__trace_stat ps;
-            int64_t unacc = g16__trace_query("prove", &ps) == G16_OK ? ps.unaccounted_ns : 0;
-            uint64_t prefetched =
-                g16__trace_query("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch", &ps) == G16_OK ? ps.count : 0;
-            uint64_t early = g16__trace_query("prove/prove.witness_early", &ps) == G16_OK ? ps.count : 0;
-            struct rusage ru;
-            getrusage(RUSAGE_SELF, &ru);
-            /* the device's memory held after the batch: the prover's buffers (g16__gpu_mem_info counts
-             * the scratch pool's idle bytes as free; the largest MSM's scratch comes on top while it
-             * runs, g16__gpu_msm_scratch_bytes) */
-            size_t dev_free = 0, dev_total = 0;
-            (void)g16__gpu_mem_info(g, &dev_free, &dev_total, NULL);
-            printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
-                   "%.1f | %llu | %llu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f |\n",
-                   lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
-                   bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.spmv"),
-                   bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
-                   bench_span_ms("prove/prove.circuit/msm.h.gpu"), circuit_ms("msm.l.gpu"), circuit_ms("msm.a.gpu"),
-                   circuit_ms("msm.b_g1.gpu"), circuit_ms("msm.b_g2.gpu"),
-                   bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_witness") + circuit_ms("gpu.upload_witness"),
-                   bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc"), (unsigned long long)prefetched,
-                   (unsigned long long)early, bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch"),
-                   circuit_ms("gpu.compact_a") + circuit_ms("gpu.compact_b"),
-                   bench_span_ms("prove/prove.circuit/prove.assemble"),
-                   bench_span_ms("prove/wait.synth"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0,
-                   (double)(dev_total - dev_free) / 1e9);
+        while (lims && *lim) { /* one prover per card size */
+            char one[32];
+            size_t len = strcspn(lim, ",");
+            snprintf(one, sizeof one, "%.*s", (int)(len < 31 ? len : 31), lim);
+            lim += len + (lim[len] == ',');
+            if (!strcmp(one, "full"))
+                unsetenv("G16_GPU_MEM_LIMIT");
+            else
+                setenv("G16_GPU_MEM_LIMIT", one, 1);
+            printf("| %u | card: %s |\n", lg, one);
             fflush(stdout);
+            (void)run_prover(g, lg, r, p, ws, proofs, batch, &po); /* (an error is a row; the next card runs) */
         }
-        t0 = bench_now_s();
-        g16_prover_destroy(pv);
-        fprintf(stderr, "2^%u: prover destroy %.1f ms\n", lg, (bench_now_s() - t0) * 1e3);
         free(ws);
         free(proofs);
         free(w);
