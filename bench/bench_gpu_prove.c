@@ -6,7 +6,9 @@
  *
  * G16_BENCH_MEM_LIMITS=46G,23G,full runs one prover per listed card size (G16_GPU_MEM_LIMIT for
  * each prover's context; full: none) over the same circuit and parameters, so that the synthesis
- * and the random parameters (~75 s at 2^27) are paid once.
+ * and the random parameters (~75 s at 2^27) are paid once. An item may add settings for its
+ * prover alone, as /NAME=VALUE after the size: "46G,46G/G16_GPU_RESIDENT=0" is an A/B of the
+ * partial plan in one process (the backend line on stderr names each plan).
  *
  * A CPU setup at 2^24 would take most of a device session, so the parameters here are random
  * subgroup points generated on the GPU (g16__gpu_msm_create_random_*, downloaded): the proving
@@ -157,6 +159,38 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
     return 0;
 }
 
+/* One G16_BENCH_MEM_LIMITS item, SIZE[/NAME=VALUE...] (len bytes at it): set = 1 sets
+ * G16_GPU_MEM_LIMIT (unset for "full") and each NAME; set = 0 unsets them. Returns nonzero (and
+ * prints a row) for a malformed item. */
+static int item_env(const char *it, size_t len, int set)
+{
+    char buf[256], *save = NULL;
+    if (len >= sizeof buf) {
+        printf("| item too long: %.*s |\n", (int)len, it);
+        return 1;
+    }
+    memcpy(buf, it, len);
+    buf[len] = 0;
+    char *tok = strtok_r(buf, "/", &save);
+    if (!tok || !set || !strcmp(tok, "full"))
+        unsetenv("G16_GPU_MEM_LIMIT");
+    else
+        setenv("G16_GPU_MEM_LIMIT", tok, 1);
+    while ((tok = strtok_r(NULL, "/", &save)) != NULL) {
+        char *eq = strchr(tok, '=');
+        if (!eq || eq == tok) {
+            printf("| item %s: expected NAME=VALUE after the size |\n", tok);
+            return 1;
+        }
+        *eq = 0;
+        if (set)
+            setenv(tok, eq + 1, 1);
+        else
+            unsetenv(tok);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     unsigned max_log = argc > 1 ? (unsigned)atoi(argv[1]) : 22, min_log = argc > 2 ? (unsigned)atoi(argv[2]) : 16;
@@ -215,18 +249,14 @@ int main(int argc, char **argv)
         const char *lims = getenv("G16_BENCH_MEM_LIMITS"), *lim = lims;
         if (!lims && run_prover(g, lg, r, p, ws, proofs, batch, &po))
             return 1;
-        while (lims && *lim) { /* one prover per card size */
-            char one[32];
+        while (lims && *lim) { /* one prover per item */
             size_t len = strcspn(lim, ",");
-            snprintf(one, sizeof one, "%.*s", (int)(len < 31 ? len : 31), lim);
-            lim += len + (lim[len] == ',');
-            if (!strcmp(one, "full"))
-                unsetenv("G16_GPU_MEM_LIMIT");
-            else
-                setenv("G16_GPU_MEM_LIMIT", one, 1);
-            printf("| %u | card: %s |\n", lg, one);
+            printf("| %u | card: %.*s |\n", lg, (int)len, lim);
             fflush(stdout);
-            (void)run_prover(g, lg, r, p, ws, proofs, batch, &po); /* (an error is a row; the next card runs) */
+            if (item_env(lim, len, 1) == 0)
+                (void)run_prover(g, lg, r, p, ws, proofs, batch, &po); /* (an error is a row; the next runs) */
+            (void)item_env(lim, len, 0);
+            lim += len + (lim[len] == ',');
         }
         free(ws);
         free(proofs);

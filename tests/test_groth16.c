@@ -347,6 +347,33 @@ static void test_backends(void **state)
     free(w);
 }
 
+/* The backend line: said when it differs from the last one, not again for the same plan. stderr goes
+ * to a temporary file meanwhile (fd 2 restored after). */
+static void test_backend_notice(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/g16_notice_XXXXXX", buf[1024] = "";
+    int fd = mkstemp(path), saved;
+    assert_true(fd >= 0);
+    fflush(stderr);
+    assert_true((saved = dup(2)) >= 0);
+    assert_int_equal(dup2(fd, 2), 2);
+    const char *said[] = {"plan one (test)", "plan one (test)", "plan two (test)", "plan two (test)", "plan one (test)"};
+    for (size_t i = 0; i < sizeof said / sizeof *said; i++)
+        g16__backend_notice(said[i]);
+    fflush(stderr);
+    assert_int_equal(dup2(saved, 2), 2);
+    close(saved);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    buf[len] = 0;
+    fclose(f);
+    close(fd);
+    unlink(path);
+    assert_string_equal(buf, "g16: backend plan one (test)\ng16: backend plan two (test)\ng16: backend plan one (test)\n");
+}
+
 int main(void)
 {
     tu_seed("test_groth16");
@@ -356,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_demo_field_batch),
         cmocka_unit_test(test_params_files),
         cmocka_unit_test(test_backends),
+        cmocka_unit_test(test_backend_notice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

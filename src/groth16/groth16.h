@@ -82,4 +82,9 @@ g16_status g16__verify_with(const struct g16_pvk *pvk, const g16_proof *proof, c
 void g16__groth16_assemble(g16_proof *proof, const struct g16_vk *vk, const g16_p1 *sum_a, const g16_p1 *sum_b1,
                            const g16_p2 *sum_b2, const g16_p1 *sum_c, const g16_fr *r, const g16_fr *s);
 
+/* "g16: backend <what>" on stderr when `what` differs from the last line said (prove.c; thread-safe):
+ * a process that creates its provers for one circuit says its backend once, one whose provers'
+ * plans differ (other circuits, other cards under G16_GPU_MEM_LIMIT) says each plan. */
+void g16__backend_notice(const char *what);
+
 #endif /* G16_GROTH16_GROTH16_H */

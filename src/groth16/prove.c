@@ -285,11 +285,16 @@ static g16_status worker_open(worker *wk, int device, const struct g16_params *p
     return st;
 }
 
-static void backend_notice(const char *what)
+void g16__backend_notice(const char *what)
 {
-    static int said; /* one line per process is enough */
-    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static char last[512];
+    pthread_mutex_lock(&mu);
+    if (strncmp(last, what, sizeof last - 1) != 0) {
+        snprintf(last, sizeof last, "%s", what);
         fprintf(stderr, "g16: backend %s\n", what);
+    }
+    pthread_mutex_unlock(&mu);
 }
 
 /* The workers' devices: -1 for one CPU worker, else CUDA device indices (after
@@ -315,7 +320,7 @@ static g16_status choose_devices(int *dev, size_t *nw, const char *choice, const
         if (want_gpu)
             return g16__error(err, G16_ERR_NO_DEVICE, "backend gpu: %s",
                               g16__gpu_compiled() ? "no CUDA device is visible" : "this build has no CUDA backend");
-        backend_notice("auto: cpu (no CUDA device)");
+        g16__backend_notice("auto: cpu (no CUDA device)");
         return G16_OK;
     }
     if (!devices)
@@ -982,7 +987,7 @@ g16_status g16_prover_create(g16_prover **out, const g16_params *params, const g
             if (pv->nw > 1)
                 snprintf(line + strlen(line), sizeof line - strlen(line), " (+%zu more worker%s)", pv->nw - 1,
                          pv->nw > 2 ? "s" : "");
-            backend_notice(line);
+            g16__backend_notice(line);
             break;
         }
     *out = pv;
