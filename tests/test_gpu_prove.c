@@ -1678,6 +1678,9 @@ static void test_no_leak(void **state)
 int main(void)
 {
     tu_seed("test_gpu_prove");
+    /* G16_TEST_FILTER=name (a cmocka pattern): only those tests */
+    if (getenv("G16_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("G16_TEST_FILTER"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_query_scalars),
         cmocka_unit_test(test_compaction_large),
