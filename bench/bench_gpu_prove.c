@@ -8,7 +8,8 @@
  * each prover's context; full: none) over the same circuit and parameters, so that the synthesis
  * and the random parameters (~75 s at 2^27) are paid once. An item may add settings for its
  * prover alone, as /NAME=VALUE after the size: "46G,46G/G16_GPU_RESIDENT=0" is an A/B of the
- * partial plan in one process (the backend line on stderr names each plan).
+ * partial plan in one process (the backend line on stderr names each plan). The names are unset
+ * after the item, so a setting meant for every item goes in each item, not in the environment.
  *
  * A CPU setup at 2^24 would take most of a device session, so the parameters here are random
  * subgroup points generated on the GPU (g16__gpu_msm_create_random_*, downloaded): the proving
