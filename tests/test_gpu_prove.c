@@ -1567,6 +1567,83 @@ static void test_gpu_h_two_vectors_limit(void **state)
     fixture_free(&f);
 }
 
+/* The streaming chunks of a backend line ("chunks of up to C1 points (C2 for b_g2"): 0 when absent. */
+static int stream_chunks(const char *desc, size_t *c1, size_t *c2)
+{
+    const char *at = strstr(desc, "queries streamed in chunks of up to ");
+    return at && sscanf(at, "queries streamed in chunks of up to %zu points (%zu for b_g2", c1, c2) == 2;
+}
+
+/* Streaming with the automatic chunks (prove_gpu.c, choose_chunk: sized by the MSMs' exact scratch
+ * bound, G1 chunks and b_g2's of half as many points): the smallest limit a streaming prover is
+ * created at is found by bisection; there, and with more room (larger chunks, up to whole
+ * queries), the proofs are the CPU's, so no allocation of the stream went beyond the limit. */
+static void test_gpu_stream_chunks_limit(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    g16_error err = {0, ""};
+    g16__gpu *g = NULL;
+    g16__gpu_prover *gp = NULL;
+    size_t before, total, n2 = 0, last = 0;
+    char lim[32], desc[512];
+    fixture_make(&f, G16_DEMO_BITS, 70000, 2);
+    g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
+    assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
+    assert_int_equal(g16__gpu_open(&g, 0, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK); /* lazily loaded modules */
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    assert_int_equal(g16__gpu_mem_info(g, &before, &total, &err), G16_OK);
+    size_t used = total - before, vec = f.r->n * sizeof(g16_fr), lo = used, hi = used + 8 * vec + ((size_t)1 << 30);
+    size_t n1 = 0, nq[4] = {f.p->n_h, f.p->n_l, f.p->n_a, f.p->n_b_g1};
+    for (int q = 0; q < 4; q++)
+        n1 = nq[q] > n1 ? nq[q] : n1;
+    n2 = f.p->n_b_g2;
+    char *saved_res = env_set("G16_GPU_RESIDENT", "none"), *saved = env_set("G16_GPU_MEM_LIMIT", "");
+    while (hi - lo > ((size_t)256 << 10)) { /* created at hi (checked below), not at lo */
+        size_t mid = lo + (hi - lo) / 2;
+        snprintf(lim, sizeof lim, "%zu", mid);
+        setenv("G16_GPU_MEM_LIMIT", lim, 1);
+        g16_status st = g16__gpu_prover_create(&gp, 0, f.p, f.r, &err);
+        if (st != G16_OK && st != G16_ERR_NOMEM)
+            fail_msg("prover limited to %s bytes: %s", lim, err.msg);
+        g16__gpu_prover_destroy(gp);
+        gp = NULL;
+        *(st == G16_OK ? &hi : &lo) = mid;
+    }
+    const size_t extra[] = {0, (size_t)32 << 20, (size_t)128 << 20, (size_t)1 << 30};
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
+        size_t c1 = 0, c2 = 0;
+        snprintf(lim, sizeof lim, "%zu", hi + extra[i]);
+        setenv("G16_GPU_MEM_LIMIT", lim, 1);
+        if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+            fail_msg("prover limited to %s bytes: %s", lim, err.msg);
+        g16__gpu_prover_describe(gp, desc, sizeof desc);
+        g16__gpu_prover_destroy(gp);
+        gp = NULL;
+        printf("  limit %s bytes (smallest + %zu MiB): %s\n", lim, extra[i] >> 20, desc);
+        if (!stream_chunks(desc, &c1, &c2))
+            fail_msg("no streaming chunks in: %s", desc);
+        assert_true(c1 >= last && c1 <= n1 && (i > 0 || c1 < n1));
+        assert_int_equal(c2, c1 / 2 < n2 ? (c1 / 2 ? c1 / 2 : 1) : n2);
+        last = c1;
+        memset(gpu, 0, f.count * sizeof *gpu);
+        if (prove_with(&f, gpu, "gpu", "0", &err) != G16_OK)
+            fail_msg("proofs limited to %s bytes: %s", lim, err.msg);
+        expect_same_proofs(cpu, gpu, f.count, "streamed in automatic chunks at a limit");
+    }
+    assert_int_equal(last, n1); /* with a GiB more, the whole largest query is one chunk */
+    env_restore("G16_GPU_MEM_LIMIT", saved);
+    env_restore("G16_GPU_RESIDENT", saved_res);
+    g16__gpu_close(g);
+    free(cpu);
+    free(gpu);
+    fixture_free(&f);
+}
+
 /* 100 proofs (10 batches of 10) leave the device's free memory where it was.
  * G16_GPU_TEST_LEAK_BATCHES sets the batch count (1 under compute-sanitizer, where 100 proofs are
  * slow). */
@@ -1621,6 +1698,7 @@ int main(void)
         cmocka_unit_test(test_gpu_memory),
         cmocka_unit_test(test_gpu_mem_limit),
         cmocka_unit_test(test_gpu_h_two_vectors_limit),
+        cmocka_unit_test(test_gpu_stream_chunks_limit),
         cmocka_unit_test(test_no_leak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -89,7 +89,8 @@ struct g16__gpu_prover {
     uint64_t *dbits; /* device: the density bitmaps A aux, B input, B aux, one after the other */
     size_t bits_off[3]; /* word offset of each bitmap in dbits, indexed by G16__DENS_* */
     g16__gpu_compactor *cmp;
-    size_t chunk; /* streaming: points per uploaded chunk of a query */
+    size_t chunk;  /* streaming: points per uploaded chunk of a G1 query */
+    size_t chunk2; /* streaming: points per uploaded chunk of b_g2 (G2 points take twice the bytes) */
     chunk_up up;  /* streaming: the next chunk's upload, on a thread of its own */
     int pinned;   /* streaming: the queries' host memory is page-locked (pin_acquire) */
     int stream_overlap; /* streaming: the upload thread is used (G16_GPU_STREAM_OVERLAP, read once) */
@@ -392,7 +393,8 @@ static void chunk_after(const g16__gpu_prover *gp, int q, size_t first, size_t c
         *nfirst = 0;
         q_bases(gp->p, *nq, &n);
     }
-    *ncount = n - *nfirst < gp->chunk ? n - *nfirst : gp->chunk;
+    size_t c = *nq == Q_B2 ? gp->chunk2 : gp->chunk;
+    *ncount = n - *nfirst < c ? n - *nfirst : c;
 }
 
 /* Starts the upload of the chunk after (q, first, count). Without a thread (pthread_create
@@ -523,40 +525,78 @@ static size_t largest_query(const g16__gpu_prover *gp, unsigned mask)
     return most;
 }
 
-/* Streaming chunk: the points whose base (192 B in G2) twice (the next chunk is uploaded during
- * the current one's MSM), scalar (32 B) and MSM scratch (~256 B per scalar; the exact bound,
- * g16__gpu_msm_scratch_bytes, reaches ~330 B per point for a chunk of 2^24 with its buckets, which
- * the other half of the free memory covers) fit in half the free memory; with some queries
- * resident, plan_partial's chunk; G16_GPU_CHUNK=N overrides (tests). */
-#define STREAM_POINT_BYTES (2 * 192 + 32 + 256)
+/* Streaming: the bytes that chunks of c1 G1 points and c2 G2 points need at every step of the
+ * stream: the running chunk's bases and MSM scratch (g16__gpu_msm_scratch_bytes, exact) plus
+ * the next chunk's bases, uploaded meanwhile, whichever group it is of. The scalars are on the
+ * device already (H, the witness, the compacted a / b scalars). */
+static size_t chunks_need(size_t c1, size_t c2)
+{
+    size_t b1 = c1 * (sizeof(g16_p1_affine) + 1), b2 = c2 * (sizeof(g16_p2_affine) + 1), nb = b1 > b2 ? b1 : b2;
+    size_t g1 = b1 + g16__gpu_msm_scratch_bytes(c1, 0) + nb, g2 = b2 + g16__gpu_msm_scratch_bytes(c2, 1) + nb;
+    return g1 > g2 ? g1 : g2;
+}
+
+/* The smallest streamed chunk of the largest query (below it, the runs' fixed costs dominate). */
+#define STREAM_CHUNK_MIN ((size_t)4096)
+
+/* The G1 and G2 chunks of the smallest stream (*c1, *c2), and the free bytes it needs beside the
+ * reserve (chunks_need and choose_chunk's sixteenth). */
+static size_t chunks_min(const g16__gpu_prover *gp, size_t *c1, size_t *c2)
+{
+    size_t n1 = largest_query(gp, Q_ALL & ~(1u << Q_B2)), n2;
+    q_bases(gp->p, Q_B2, &n2);
+    *c1 = n1 < STREAM_CHUNK_MIN ? n1 : STREAM_CHUNK_MIN;
+    *c2 = *c1 / 2 < n2 ? *c1 / 2 : n2;
+    *c2 = *c2 ? *c2 : 1;
+    return (chunks_need(*c1, *c2) + 14) / 15 * 16;
+}
+
+/* Streaming chunks: the largest G1 chunk (gp->chunk, at most the largest G1 query) whose stream
+ * fits in 15/16 of the free memory less the reserve (the sixteenth for what the bound leaves out:
+ * the bases' infinity bitmaps, the pool's rounding), with G2 chunks (gp->chunk2) of half as many
+ * points (the same bytes of bases). Sized so, the G1 chunks are 1.85-2.6x those of the earlier
+ * rule (a point's base twice, its scalar and 256 B of scratch in half the free memory), G2's
+ * 0.93-1.3x; every chunk of h is a run that pays the window sums again: on an H100 as a 16 GB card
+ * (2^27, bench/RESULTS.md, seventeenth session) h took 1.74 s per circuit in chunks of 1.24 M
+ * points. With some queries resident, plan_partial's chunk for both groups; G16_GPU_CHUNK=N sets
+ * both (tests, A/B). */
 static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
 {
-    size_t free_b = 0, total = 0;
+    size_t free_b = 0, total = 0, n2;
     const char *env = getenv("G16_GPU_CHUNK");
     if (env && *env) {
         char *end;
         unsigned long long v = strtoull(env, &end, 10);
         if (*end || v < 1)
             return g16__error(err, G16_ERR_ARG, "G16_GPU_CHUNK='%s': expected a positive number of points", env);
-        gp->chunk = (size_t)v;
+        gp->chunk = gp->chunk2 = (size_t)v;
         return G16_OK;
     }
-    if (gp->chunk) /* plan_partial's */
+    if (gp->chunk) { /* plan_partial's */
+        gp->chunk2 = gp->chunk;
         return G16_OK;
+    }
     g16_status st = g16__gpu_mem_info(gp->gpu, &free_b, &total, err);
     if (st != G16_OK)
         return st;
-    size_t avail = free_b > G16__GPU_RESERVE ? (free_b - G16__GPU_RESERVE) / 2 : 0;
-    gp->chunk = avail / STREAM_POINT_BYTES;
-    if (gp->chunk < 4096) {
-        char need[64];
-        snprintf(need, sizeof need, "%zu", (size_t)4096 * STREAM_POINT_BYTES * 2 + G16__GPU_RESERVE);
-        return g16__error(err, G16_ERR_NOMEM,
-                          "gpu prover: %zu bytes free after the H step's vectors; streaming the queries needs at "
-                          "least %s",
-                          free_b, need);
+    size_t room = free_b > G16__GPU_RESERVE ? (free_b - G16__GPU_RESERVE) / 16 * 15 : 0;
+    size_t c1 = largest_query(gp, Q_ALL & ~(1u << Q_B2)), lo, lo2, least = chunks_min(gp, &lo, &lo2);
+    q_bases(gp->p, Q_B2, &n2);
+    for (;;) {
+        size_t c2 = c1 / 2 < n2 ? c1 / 2 : n2;
+        c2 = c2 ? c2 : 1;
+        if (chunks_need(c1, c2) <= room) {
+            gp->chunk = c1;
+            gp->chunk2 = c2;
+            return G16_OK;
+        }
+        if (c1 <= lo)
+            break;
+        c1 = c1 / 16 * 15 > lo ? c1 / 16 * 15 : lo;
     }
-    return G16_OK;
+    return g16__error(err, G16_ERR_NOMEM,
+                      "gpu prover: %zu bytes free after the H step's vectors; streaming the queries needs at least %zu",
+                      free_b, least + G16__GPU_RESERVE);
 }
 
 /* G16_GPU_H_SLOTS (tests): 2 or 3 forces the H step's device vectors; unset or empty: 3 when
@@ -580,7 +620,7 @@ static g16_status vectors_plan(g16__gpu_prover *gp, int slots, g16_error *err)
     const struct g16_params *p = gp->p;
     size_t n = r->n, nw = r->num_inputs + r->num_aux, nscal = p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1;
     size_t words = (r->num_aux + 63) / 64 * 2 + (r->num_inputs + 63) / 64;
-    size_t max_c = r->num_aux > r->num_inputs ? r->num_aux : r->num_inputs;
+    size_t max_c = r->num_aux > r->num_inputs ? r->num_aux : r->num_inputs, c1, c2;
     g16__gpu_plan plan;
     gp->dscal_own = nscal > (size_t)(slots - 1) * n;
     g16__gpu_plan_init(&plan);
@@ -591,6 +631,8 @@ static g16_status vectors_plan(g16__gpu_prover *gp, int slots, g16_error *err)
         g16__gpu_plan_add(&plan, "a / b query scalars", nscal * sizeof(g16_fr));
     g16__gpu_plan_add(&plan, "density bitmaps", words * 8);
     g16__gpu_plan_add(&plan, "compaction scratch", g16__gpu_compactor_bytes(max_c));
+    /* room for the smallest stream too: three vectors that leave none are worse than two */
+    g16__gpu_plan_add(&plan, "smallest streamed chunks", chunks_min(gp, &c1, &c2));
     return g16__gpu_plan_check(gp->gpu, &plan, err);
 }
 
@@ -1133,9 +1175,9 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
                  gp->pf_note);
     } else
         snprintf(buf, len,
-                 "gpu %d (%s), queries streamed in chunks of up to %zu points (they do not all fit) from %s host "
-                 "memory",
-                 info.device, info.name, gp->chunk, gp->pin_note);
+                 "gpu %d (%s), queries streamed in chunks of up to %zu points (%zu for b_g2; they do not all fit) "
+                 "from %s host memory",
+                 info.device, info.name, gp->chunk, gp->chunk2, gp->pin_note);
     if (gp->h_slots == 2 && strlen(buf) + 1 < len)
         snprintf(buf + strlen(buf), len - strlen(buf), "; the H step in two device vectors");
 }
@@ -1391,7 +1433,7 @@ static g16_status q_run(g16__gpu_prover *gp, int q, void *out, const g16_fr *sca
     g16_status st = G16_OK;
     size_t n, step;
     q_bases(gp->p, q, &n);
-    step = gp->res_mask >> q & 1 ? (gp->piece ? gp->piece : n) : gp->chunk;
+    step = gp->res_mask >> q & 1 ? (gp->piece ? gp->piece : n) : q == Q_B2 ? gp->chunk2 : gp->chunk;
     g16__span sp = g16__span_begin_n(q_span[q], n);
     if (n <= step) {
         st = q_run_part(gp, q, out, scalars, 0, n, err);
