@@ -1246,15 +1246,24 @@ static void test_gpu_early_witness(void **state)
         g16__gpu_prover_destroy(gp);
         free(abc);
     }
+    /* resident: "" (the plan: all five at this size), "none" (streamed in chunks that several
+     * circuits' early MSMs take out of the usual order) or a partial set; slots: the H step's
+     * device vectors ("" the plan's, 2 forced: c into b's place after the early compaction used b) */
     static const struct {
-        const char *early, *prefetch, *devices, *spmv;
+        const char *early, *prefetch, *devices, *spmv, *resident, *slots;
         int every;
-    } runs[] = {{"2", "1", "0", "0", 1},    {"2", "wait", "0", "0", 1}, {"2", "wait", "0,0", "0", 1},
-                {"0", "1", "0", "0", 0},    {"2", "1", "0", "1", 1},    {"2", "1", "0,0", "1", 1},
-                {"0", "1", "0", "1", 0}};
+    } runs[] = {{"2", "1", "0", "0", "", "", 1},         {"2", "wait", "0", "0", "", "", 1},
+                {"2", "wait", "0,0", "0", "", "", 1},    {"0", "1", "0", "0", "", "", 0},
+                {"2", "1", "0", "1", "", "", 1},         {"2", "1", "0,0", "1", "", "", 1},
+                {"0", "1", "0", "1", "", "", 0},         {"2", "1", "0", "0", "none", "", 1},
+                {"2", "1", "0", "0", "l,b_g2", "", 1},   {"2", "1", "0", "0", "none", "2", 1},
+                {"0", "1", "0", "0", "none", "", 0}};
     for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
         char *se = env_set("G16_GPU_EARLY_W", runs[k].early), *sp = env_set("G16_GPU_PREFETCH", runs[k].prefetch);
-        char *ss = env_set("G16_GPU_SPMV", runs[k].spmv);
+        char *ss = env_set("G16_GPU_SPMV", runs[k].spmv), *sr = env_set("G16_GPU_RESIDENT", runs[k].resident);
+        char *sh = env_set("G16_GPU_H_SLOTS", runs[k].slots);
+        /* chunks of 1000 points: each streamed query in several, so that the order matters */
+        char *sc = env_set("G16_GPU_CHUNK", *runs[k].resident ? "1000" : "");
         memset(gpu, 0, f.count * sizeof *gpu);
         g16__trace_reset();
         g16__trace_enable(G16__TRACE_RECORD);
@@ -1264,17 +1273,23 @@ static void test_gpu_early_witness(void **state)
         uint64_t early = span_count("prove/prove.witness_early") + span_count("prove.witness_early");
         uint64_t late = span_count("prove/prove.circuit/msm.l.gpu") + span_count("prove.circuit/msm.l.gpu");
         g16__trace_reset();
+        env_restore("G16_GPU_CHUNK", sc);
+        env_restore("G16_GPU_H_SLOTS", sh);
+        env_restore("G16_GPU_RESIDENT", sr);
         env_restore("G16_GPU_SPMV", ss);
         env_restore("G16_GPU_PREFETCH", sp);
         env_restore("G16_GPU_EARLY_W", se);
         if (st != G16_OK)
-            fail_msg("G16_GPU_EARLY_W=%s, prefetch %s, devices %s, G16_GPU_SPMV=%s: %s", runs[k].early,
-                     runs[k].prefetch, runs[k].devices, runs[k].spmv, err.msg);
+            fail_msg("G16_GPU_EARLY_W=%s, prefetch %s, devices %s, G16_GPU_SPMV=%s, G16_GPU_RESIDENT='%s', "
+                     "G16_GPU_H_SLOTS='%s': %s",
+                     runs[k].early, runs[k].prefetch, runs[k].devices, runs[k].spmv, runs[k].resident, runs[k].slots,
+                     err.msg);
         expect_same_proofs(cpu, gpu, f.count, "early witness MSMs");
-        printf("  G16_GPU_EARLY_W=%s, G16_GPU_PREFETCH=%s, devices %s, G16_GPU_SPMV=%s, batch of %zu: %llu "
-               "circuits' witness MSMs early, %llu after msm.h; proofs = CPU\n",
-               runs[k].early, runs[k].prefetch, runs[k].devices, runs[k].spmv, f.count, (unsigned long long)early,
-               (unsigned long long)late);
+        printf("  G16_GPU_EARLY_W=%s, G16_GPU_PREFETCH=%s, devices %s, G16_GPU_SPMV=%s, G16_GPU_RESIDENT='%s', "
+               "G16_GPU_H_SLOTS='%s', batch of %zu: %llu circuits' witness MSMs early, %llu after msm.h; proofs = "
+               "CPU\n",
+               runs[k].early, runs[k].prefetch, runs[k].devices, runs[k].spmv, runs[k].resident, runs[k].slots,
+               f.count, (unsigned long long)early, (unsigned long long)late);
         assert_int_equal(early, runs[k].every ? f.count : 0);
         assert_int_equal(late, runs[k].every ? 0 : f.count);
     }

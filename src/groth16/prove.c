@@ -801,14 +801,15 @@ static void early_run(pipe_ctx *pc, int slot, g16__span *wait)
     pthread_mutex_lock(&pc->mu);
 }
 
-/* G16_GPU_EARLY_W: 0 off, 1 (default; resident queries only: streamed ones would be uploaded out
- * of order), 2 for every circuit (tests). */
-static int early_mode_for(const g16__gpu_prover *gp)
+/* G16_GPU_EARLY_W: 0 off, 1 (default), 2 for every circuit (tests). With streamed queries too: the
+ * early MSMs take the chunks out of the usual order (l first, h last), which costs at most two
+ * chunks uploaded synchronously (prove_gpu.c, up_take) where the GPU would otherwise idle for the
+ * first circuit's SpMV on the CPU (~0.8-1.0 s per batch at 2^27 on an H100 as a 16-48 GB card,
+ * bench/RESULTS.md, eighteenth session). */
+static int early_mode_for(void)
 {
     const char *e = getenv("G16_GPU_EARLY_W");
     int v = e ? atoi(e) : 1;
-    if (v == 1 && !g16__gpu_prover_resident(gp))
-        return 0;
     return v < 0 ? 0 : v > 2 ? 2 : v;
 }
 
@@ -822,7 +823,7 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
     pc.b = b;
     pc.wk = wk;
     pc.index = index;
-    pc.early_mode = early_mode_for(wk->gp);
+    pc.early_mode = early_mode_for();
     pthread_mutex_init(&pc.mu, NULL);
     pthread_cond_init(&pc.cv, NULL);
     if (pthread_create(&th, NULL, synth_main, &pc) != 0) {
