@@ -146,7 +146,9 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
                bench_span_ms("prove/prove.circuit/msm.h.gpu"), circuit_ms("msm.l.gpu"), circuit_ms("msm.a.gpu"),
                circuit_ms("msm.b_g1.gpu"), circuit_ms("msm.b_g2.gpu"),
                bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_witness") + circuit_ms("gpu.upload_witness"),
-               bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc"), (unsigned long long)prefetched,
+               bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc") +
+                   bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_a"),
+               (unsigned long long)prefetched,
                (unsigned long long)early, bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch"),
                circuit_ms("gpu.compact_a") + circuit_ms("gpu.compact_b"),
                bench_span_ms("prove/prove.circuit/prove.assemble"),

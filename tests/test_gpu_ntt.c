@@ -137,6 +137,31 @@ typedef struct {
     int shift;        /* 0: the generator; 1: a random shift */
 } gen_case;
 
+/* The H step's per-input plans (ntt_plan_h_in, then ntt_plan_h_last; or, c2 given, in two vectors:
+ * ntt_plan_h_mul, c2 copied into b's vector, ntt_plan_h_c) run in the simulation; H into a. */
+static void sim_plan_h_one(const ntt_tables *tb, g16_fr *a, g16_fr *b, g16_fr *c, const g16_fr *c2, unsigned k)
+{
+    ntt_launch L[G16_NTT_MAX_LAUNCHES];
+    size_t n = (size_t)1 << k;
+    uint32_t cnt = ntt_plan_h_in(tb, (gfr *)(void *)a, L);
+    assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
+    sim_run(L, cnt);
+    if (c2) {
+        cnt = ntt_plan_h_mul(tb, (gfr *)(void *)a, (gfr *)(void *)b, L);
+        assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
+        sim_run(L, cnt);
+        memcpy(b, c2, n * sizeof *b);
+        cnt = ntt_plan_h_c(tb, (gfr *)(void *)a, (gfr *)(void *)b, L);
+    } else {
+        cnt = ntt_plan_h_in(tb, (gfr *)(void *)b, L);
+        assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
+        sim_run(L, cnt);
+        cnt = ntt_plan_h_last(tb, (gfr *)(void *)a, (gfr *)(void *)b, (gfr *)(void *)c, L);
+    }
+    assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
+    sim_run(L, cnt);
+}
+
 /* One size and generator on the host simulation: all four kinds (two vectors in one batch) and
  * the H step, against the CPU. split_b / tmax / elems_log 0 = defaults. */
 static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned tmax, uint32_t radix,
@@ -199,12 +224,28 @@ static void sim_check(unsigned k, const gen_case *gc, uint32_t split_b, unsigned
     cnt = ntt_plan_h_c(&tb, (gfr *)(void *)a2, (gfr *)(void *)b2, L);
     assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
     sim_run(L, cnt);
+    /* one input at a time (the copies overlapped), three vectors and two, on copies */
+    g16_fr *a1 = fr_array(n), *b1 = fr_array(n), *c1 = fr_array(n), *a3 = fr_array(n), *b3 = fr_array(n);
+    memcpy(a1, x0, n * sizeof *a1);
+    memcpy(b1, x1, n * sizeof *b1);
+    memcpy(c1, c, n * sizeof *c1);
+    memcpy(a3, x0, n * sizeof *a3);
+    memcpy(b3, x1, n * sizeof *b3);
+    sim_plan_h_one(&tb, a1, b1, c1, NULL, k);
+    sim_plan_h_one(&tb, a3, b3, NULL, c, k);
     cnt = ntt_plan_h(&tb, (gfr *)(void *)x0, (gfr *)(void *)x1, (gfr *)(void *)c, L);
     assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
     sim_run(L, cnt);
     g16__ntt_groth16_h(d, y0, y1, yc);
     assert_vec_eq(x0, y0, n, "groth16 H", k);
     assert_vec_eq(a2, y0, n, "groth16 H in two vectors", k);
+    assert_vec_eq(a1, y0, n, "groth16 H one input at a time", k);
+    assert_vec_eq(a3, y0, n, "groth16 H in two vectors, one input at a time", k);
+    free(a1);
+    free(b1);
+    free(c1);
+    free(a3);
+    free(b3);
     free(a2);
     free(b2);
 
@@ -464,11 +505,32 @@ static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, u
             g16__gpu_sync(g, &err) != G16_OK)
             fail_msg("gpu groth16 H in two vectors 2^%u: %s", k, err.msg);
         g16__gpu_free(g, dv);
+        /* one input at a time, b and c copied on the side stream behind the previous transforms
+         * (as the prover does with a, b, c from the host); then in two vectors the same way */
+        g16_fr *h1 = fr_array(n), *h3 = fr_array(n);
+        dv = NULL;
+        if (g16__gpu_alloc(g, (void **)&dv, 3 * bytes, "three H vectors", &err) != G16_OK ||
+            g16__gpu_upload(g, dv, x0, bytes, &err) != G16_OK || g16__gpu_ntt_h_in(gd, dv, &err) != G16_OK ||
+            g16__gpu_upload_side(g, dv + n, x1, bytes, &err) != G16_OK || g16__gpu_ntt_h_in(gd, dv + n, &err) != G16_OK ||
+            g16__gpu_upload_side(g, dv + 2 * n, c, bytes, &err) != G16_OK ||
+            g16__gpu_ntt_h_last(gd, dv, dv + n, dv + 2 * n, &err) != G16_OK ||
+            g16__gpu_download(g, h1, dv, bytes, &err) != G16_OK || g16__gpu_sync(g, &err) != G16_OK)
+            fail_msg("gpu groth16 H one input at a time 2^%u: %s", k, err.msg);
+        if (g16__gpu_upload(g, dv, x0, bytes, &err) != G16_OK || g16__gpu_ntt_h_in(gd, dv, &err) != G16_OK ||
+            g16__gpu_upload_side(g, dv + n, x1, bytes, &err) != G16_OK || g16__gpu_ntt_h_mul(gd, dv, dv + n, &err) != G16_OK ||
+            g16__gpu_upload(g, dv + n, c, bytes, &err) != G16_OK || g16__gpu_ntt_h_c(gd, dv, dv + n, &err) != G16_OK ||
+            g16__gpu_download(g, h3, dv, bytes, &err) != G16_OK || g16__gpu_sync(g, &err) != G16_OK)
+            fail_msg("gpu groth16 H in two vectors, one input at a time 2^%u: %s", k, err.msg);
+        g16__gpu_free(g, dv);
         if (g16__gpu_ntt_groth16_h_host(gd, x0, x1, c, &err) != G16_OK)
             fail_msg("gpu groth16 H 2^%u: %s", k, err.msg);
         g16__ntt_groth16_h(d, y0, y1, yc);
         assert_vec_eq(x0, y0, n, "groth16 H", k);
         assert_vec_eq(h2, y0, n, "groth16 H in two vectors", k);
+        assert_vec_eq(h1, y0, n, "groth16 H one input at a time", k);
+        assert_vec_eq(h3, y0, n, "groth16 H in two vectors, one input at a time", k);
+        free(h1);
+        free(h3);
         free(h2);
         free(c);
         free(yc);

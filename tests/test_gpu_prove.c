@@ -379,14 +379,17 @@ static void partial_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu, size
 }
 
 /* The H step in two device vectors (G16_GPU_H_SLOTS=2: c goes into b's vector once a·b is
- * formed), queries resident and streamed: the CPU's proofs, a, b, c from the host (the SpMV on the
- * device needs three vectors). */
+ * formed), queries resident and streamed, b's copy overlapping a's transforms (the default) and
+ * not (G16_GPU_H_OVERLAP=0): the CPU's proofs, a, b, c from the host (the SpMV on the device needs
+ * three vectors); the trace shows which upload ran. */
 static void two_vector_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu)
 {
     g16_error err = {0, ""};
     char *saved = env_set("G16_GPU_H_SLOTS", "2");
-    for (int streamed = 0; streamed < 2; streamed++) {
+    for (int k = 0; k < 4; k++) {
+        int streamed = k & 1, overlap = !(k & 2);
         char *saved_stream = env_set("G16_GPU_STREAM", streamed ? "1" : "0");
+        char *saved_ov = env_set("G16_GPU_H_OVERLAP", overlap ? "" : "0");
         memset(gpu, 0, f->count * sizeof *gpu);
         g16__trace_reset();
         g16__trace_enable(G16__TRACE_RECORD);
@@ -394,13 +397,17 @@ static void two_vector_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu)
         g16__trace_enable(0);
         uint64_t spmv_gpu = span_count("prove/prove.circuit/ntt.h.gpu/gpu.spmv");
         uint64_t ups = span_count("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc");
+        uint64_t ups_a = span_count("prove/prove.circuit/ntt.h.gpu/gpu.upload_a");
         g16__trace_reset();
+        env_restore("G16_GPU_H_OVERLAP", saved_ov);
         env_restore("G16_GPU_STREAM", saved_stream);
         if (st != G16_OK)
-            fail_msg("gpu, H in two vectors%s: %s", streamed ? ", streamed" : "", err.msg);
+            fail_msg("gpu, H in two vectors%s%s: %s", streamed ? ", streamed" : "", overlap ? "" : ", not overlapped",
+                     err.msg);
         expect_same_proofs(cpu, gpu, f->count, streamed ? "H in two vectors, streamed" : "H in two vectors");
         assert_int_equal(spmv_gpu, 0);
-        assert_int_equal(ups, f->count);
+        assert_int_equal(overlap ? ups_a : ups, f->count);
+        assert_int_equal(overlap ? ups : ups_a, 0);
     }
     setenv("G16_GPU_H_SLOTS", "4", 1);
     g16__gpu_prover *gp = NULL;
@@ -1148,12 +1155,14 @@ static void test_gpu_prefetch_batch(void **state)
             g16__trace_enable(0);
             const char *up = spmv ? "prove/prove.circuit/ntt.h.gpu/gpu.upload_witness"
                                   : "prove/prove.circuit/ntt.h.gpu/gpu.upload_abc";
+            /* without a prefetch, a, b, c cross one at a time, each under the previous one's transforms */
+            uint64_t one_at_a_time = span_count("prove/prove.circuit/ntt.h.gpu/gpu.upload_a");
             const char *pf_poll = spmv ? "prove/prove.circuit/gpu.prefetch_w"
                                        : "prove/prove.circuit/gpu.prefetch_abc";
             /* a root: the synth thread has no parent span */
             const char *pf_synth = spmv ? "prove.prefetch/gpu.prefetch_w" : "prove.prefetch/gpu.prefetch_abc";
             uint64_t used = span_count("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch");
-            uint64_t uploaded = span_count(up);
+            uint64_t uploaded = span_count(up) + one_at_a_time;
             /* issued by the GPU stage's polls or, as soon as the slot is ready, by the synth thread */
             uint64_t issued = span_count(pf_poll) + span_count(pf_synth);
             g16__trace_reset();
@@ -1174,7 +1183,10 @@ static void test_gpu_prefetch_batch(void **state)
             } else if (!strcmp(modes[m], "0")) {
                 assert_int_equal(issued, 0);
                 assert_int_equal(used, 0);
+                assert_int_equal(one_at_a_time, spmv ? 0 : f.count);
             }
+            if (strcmp(modes[m], "0"))
+                assert_int_equal(one_at_a_time, 0); /* (a prefetch's copies could hold b's back) */
         }
         char *saved = env_set("G16_GPU_PREFETCH", "wait");
         memset(gpu, 0, f.count * sizeof *gpu);

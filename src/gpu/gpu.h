@@ -284,6 +284,14 @@ g16_status g16__gpu_ntt_groth16_h_device(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, 
  * bit for bit g16__gpu_ntt_groth16_h_device's. Enqueued only. */
 g16_status g16__gpu_ntt_h_ab(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_error *err);
 g16_status g16__gpu_ntt_h_c(g16__gpu_ntt *d, g16_fr *a, g16_fr *c, g16_error *err);
+/* The H step one input at a time, so that an input's transforms overlap the next input's copy:
+ * g16__gpu_ntt_h_in takes x to coset evaluations (in place); with a and b so taken,
+ * g16__gpu_ntt_h_last takes c's, folds a·b - c into a and leaves H in a (b and c hold scratch);
+ * in two vectors, g16__gpu_ntt_h_mul takes b's and folds a·b into a (b then free for c and
+ * g16__gpu_ntt_h_c). Bit for bit the batched functions' results. Enqueued only. */
+g16_status g16__gpu_ntt_h_in(g16__gpu_ntt *d, g16_fr *x, g16_error *err);
+g16_status g16__gpu_ntt_h_mul(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_error *err);
+g16_status g16__gpu_ntt_h_last(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err);
 
 /* Benchmark hook: runs the launches of `kind` on device vector x (G16__GPU_NTT_KIND_COUNT: the H
  * step on x, b, c) with an event after each, synchronizes, and writes up to `cap` launches' times

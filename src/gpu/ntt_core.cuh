@@ -886,4 +886,26 @@ G16_HOST uint32_t ntt_plan_h_c(const ntt_tables *tb, gfr *a, gfr *c, ntt_launch 
     return ntt_plan_h_out(tb, a, L, cnt);
 }
 
+/* The same one vector at a time, so that each transform can start as soon as its input is on the
+ * device (the next input's copy overlapping it): ntt_plan_h_in takes x to coset evaluations
+ * (stored); then, with a's and b's so taken, ntt_plan_h_last folds c's into a as a·b - c and
+ * leaves H in a (ntt_plan_h's launches, one vector per launch), or, in two vectors,
+ * ntt_plan_h_mul folds b's into a as a·b (ntt_plan_h_ab's) before ntt_plan_h_c. Bit for bit the
+ * batched plans' results: the same passes on each vector, the folds in the same operand order. */
+G16_HOST uint32_t ntt_plan_h_in(const ntt_tables *tb, gfr *x, ntt_launch *L)
+{
+    return ntt_plan_h_cosets(tb, &x, 1, NULL, NULL, G16_ABC_NONE, L, 0);
+}
+
+G16_HOST uint32_t ntt_plan_h_mul(const ntt_tables *tb, gfr *a, gfr *b, ntt_launch *L)
+{
+    return ntt_plan_h_cosets(tb, &b, 1, a, NULL, G16_ABC_MUL, L, 0);
+}
+
+G16_HOST uint32_t ntt_plan_h_last(const ntt_tables *tb, gfr *a, gfr *b, gfr *c, ntt_launch *L)
+{
+    uint32_t cnt = ntt_plan_h_cosets(tb, &c, 1, a, b, G16_ABC_SUB_PRODUCT, L, 0);
+    return ntt_plan_h_out(tb, a, L, cnt);
+}
+
 #endif /* G16_GPU_NTT_CORE_CUH */

@@ -94,6 +94,8 @@ struct g16__gpu_prover {
     chunk_up up;  /* streaming: the next chunk's upload, on a thread of its own */
     int pinned;   /* streaming: the queries' host memory is page-locked (pin_acquire) */
     int stream_overlap; /* streaming: the upload thread is used (G16_GPU_STREAM_OVERLAP, read once) */
+    int h_overlap; /* a, b, c from the host: each input's transforms overlap the next one's copy
+                    * (G16_GPU_H_OVERLAP, read once; used when nothing is prefetched) */
     char pin_note[160];
 };
 
@@ -1124,6 +1126,10 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
      * no prefetch there (the memory is the chunks') */
     if (gp->res_mask != Q_ALL && (st = choose_chunk(gp, err)) != G16_OK)
         goto cleanup;
+    {
+        const char *ho = getenv("G16_GPU_H_OVERLAP");
+        gp->h_overlap = !(ho && !strcmp(ho, "0"));
+    }
     if (gp->res_mask != Q_ALL) {
         const char *ov = getenv("G16_GPU_STREAM_OVERLAP");
         gp->stream_overlap = !(ov && !strcmp(ov, "0"));
@@ -1295,10 +1301,47 @@ static g16_status h_inputs_host(g16__gpu_prover *gp, const g16_fr *a, const g16_
     return st;
 }
 
-/* The H step in two device vectors (gp->h_slots = 2; no SpMV, prefetch or row check there): a and
- * b uploaded (span gpu.upload_abc, synchronous), their coset evaluations' product into a, then
- * c into b's vector in stream order (its copy waits for the product; the host waits for both at
- * the step's end) and H into a. */
+/* a into the H step's first vector, waited for (span gpu.upload_a: with the copies overlapped,
+ * the only one the transforms cannot hide). */
+static g16_status upload_a(g16__gpu_prover *gp, const g16_fr *a, g16_error *err)
+{
+    g16__span sp = g16__span_begin_n("gpu.upload_a", gp->r->n);
+    g16_status st = g16__gpu_upload(gp->gpu, gp->dabc, a, gp->r->n * sizeof(g16_fr), err);
+    if (st == G16_OK)
+        st = g16__gpu_sync(gp->gpu, err);
+    g16__span_end(sp);
+    return st;
+}
+
+/* The H step from a, b, c on the host, one input at a time (gp->h_overlap, nothing prefetched, no
+ * row check on the device): a uploaded, then its transforms while b crosses PCIe on the side
+ * stream, b's while c does, then c's and the rest. The transforms wait for their input's copy
+ * (g16__gpu_upload_side). With the upload in one piece first, the three copies cost ~250 ms per
+ * 2^27 circuit on an H100 (12.9 GB) ahead of the step; now b's and c's run under a's and b's
+ * transforms (~80 ms each, ~2/7 of the step). Bit for bit the batched step's H. After a failure
+ * the copies still in flight are waited for (the caller may rewrite a, b, c). */
+static g16_status h_overlapped(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                               g16_error *err)
+{
+    g16_status st = G16_OK;
+    size_t n = gp->r->n, bytes = n * sizeof(g16_fr);
+    g16_fr *da = gp->dabc, *db = gp->dabc + n, *dc = gp->dabc + 2 * n;
+    if ((st = upload_a(gp, a, err)) != G16_OK || (st = g16__gpu_ntt_h_in(gp->ntt, da, err)) != G16_OK ||
+        (st = g16__gpu_upload_side(gp->gpu, db, b, bytes, err)) != G16_OK ||
+        (st = g16__gpu_ntt_h_in(gp->ntt, db, err)) != G16_OK ||
+        (st = g16__gpu_upload_side(gp->gpu, dc, c, bytes, err)) != G16_OK ||
+        (st = g16__gpu_ntt_h_last(gp->ntt, da, db, dc, err)) != G16_OK)
+        (void)g16__gpu_sync(gp->gpu, NULL);
+    else
+        gp->n_uploaded++;
+    return st;
+}
+
+/* The H step in two device vectors (gp->h_slots = 2; no SpMV, prefetch or row check there): a
+ * uploaded; with gp->h_overlap its transforms run while b crosses PCIe on the side stream, then
+ * b's fold the product into a (else a and b uploaded first, then both); then c into b's vector in
+ * stream order (its copy waits for the product; the host waits for both at the step's end) and H
+ * into a. */
 static g16_status h_two_vectors(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                                 g16_error *err)
 {
@@ -1306,16 +1349,25 @@ static g16_status h_two_vectors(g16__gpu_prover *gp, const g16_fr *a, const g16_
     size_t n = gp->r->n, bytes = n * sizeof(g16_fr);
     if (!a)
         return g16__error(err, G16_ERR_ARG, "gpu prover: the H step in two vectors takes a, b, c from the host");
-    g16__span sp = g16__span_begin_n("gpu.upload_abc", 2 * n);
-    if ((st = g16__gpu_upload(gp->gpu, gp->dabc, a, bytes, err)) == G16_OK &&
-        (st = g16__gpu_upload(gp->gpu, gp->dabc + n, b, bytes, err)) == G16_OK)
-        st = g16__gpu_sync(gp->gpu, err);
-    g16__span_end(sp);
-    if (st == G16_OK && (st = g16__gpu_ntt_h_ab(gp->ntt, gp->dabc, gp->dabc + n, err)) == G16_OK &&
-        (st = g16__gpu_upload(gp->gpu, gp->dabc + n, c, bytes, err)) == G16_OK)
+    if (gp->h_overlap) {
+        if ((st = upload_a(gp, a, err)) == G16_OK && (st = g16__gpu_ntt_h_in(gp->ntt, gp->dabc, err)) == G16_OK &&
+            (st = g16__gpu_upload_side(gp->gpu, gp->dabc + n, b, bytes, err)) == G16_OK)
+            st = g16__gpu_ntt_h_mul(gp->ntt, gp->dabc, gp->dabc + n, err);
+    } else {
+        g16__span sp = g16__span_begin_n("gpu.upload_abc", 2 * n);
+        if ((st = g16__gpu_upload(gp->gpu, gp->dabc, a, bytes, err)) == G16_OK &&
+            (st = g16__gpu_upload(gp->gpu, gp->dabc + n, b, bytes, err)) == G16_OK)
+            st = g16__gpu_sync(gp->gpu, err);
+        g16__span_end(sp);
+        if (st == G16_OK)
+            st = g16__gpu_ntt_h_ab(gp->ntt, gp->dabc, gp->dabc + n, err);
+    }
+    if (st == G16_OK && (st = g16__gpu_upload(gp->gpu, gp->dabc + n, c, bytes, err)) == G16_OK)
         st = g16__gpu_ntt_h_c(gp->ntt, gp->dabc, gp->dabc + n, err);
     if (st == G16_OK)
         gp->n_uploaded++;
+    else
+        (void)g16__gpu_sync(gp->gpu, NULL); /* no copy from a, b, c left in flight */
     return st;
 }
 
@@ -1331,6 +1383,9 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     gp->check_bad = UINT64_MAX;
     if (gp->h_slots == 2) {
         if ((st = h_two_vectors(gp, a, b, c, err)) != G16_OK)
+            return st;
+    } else if (a && gp->h_overlap && !gp->pf_mode && !gp->dcheck) {
+        if ((st = h_overlapped(gp, a, b, c, err)) != G16_OK)
             return st;
     } else {
         st = a ? h_inputs_host(gp, a, b, c, err) : h_inputs_spmv(gp, w, dw_early, err);
