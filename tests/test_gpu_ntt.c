@@ -511,14 +511,16 @@ static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, u
         dv = NULL;
         if (g16__gpu_alloc(g, (void **)&dv, 3 * bytes, "three H vectors", &err) != G16_OK ||
             g16__gpu_upload(g, dv, x0, bytes, &err) != G16_OK || g16__gpu_ntt_h_in(gd, dv, &err) != G16_OK ||
-            g16__gpu_upload_side(g, dv + n, x1, bytes, &err) != G16_OK || g16__gpu_ntt_h_in(gd, dv + n, &err) != G16_OK ||
+            g16__gpu_upload_side(g, dv + n, x1, bytes, &err) != G16_OK ||
+            g16__gpu_ntt_h_in(gd, dv + n, &err) != G16_OK ||
             g16__gpu_upload_side(g, dv + 2 * n, c, bytes, &err) != G16_OK ||
             g16__gpu_ntt_h_last(gd, dv, dv + n, dv + 2 * n, &err) != G16_OK ||
             g16__gpu_download(g, h1, dv, bytes, &err) != G16_OK || g16__gpu_sync(g, &err) != G16_OK)
             fail_msg("gpu groth16 H one input at a time 2^%u: %s", k, err.msg);
         if (g16__gpu_upload(g, dv, x0, bytes, &err) != G16_OK || g16__gpu_ntt_h_in(gd, dv, &err) != G16_OK ||
-            g16__gpu_upload_side(g, dv + n, x1, bytes, &err) != G16_OK || g16__gpu_ntt_h_mul(gd, dv, dv + n, &err) != G16_OK ||
-            g16__gpu_upload(g, dv + n, c, bytes, &err) != G16_OK || g16__gpu_ntt_h_c(gd, dv, dv + n, &err) != G16_OK ||
+            g16__gpu_upload_side(g, dv + n, x1, bytes, &err) != G16_OK ||
+            g16__gpu_ntt_h_mul(gd, dv, dv + n, &err) != G16_OK || g16__gpu_upload(g, dv + n, c, bytes, &err) != G16_OK ||
+            g16__gpu_ntt_h_c(gd, dv, dv + n, &err) != G16_OK ||
             g16__gpu_download(g, h3, dv, bytes, &err) != G16_OK || g16__gpu_sync(g, &err) != G16_OK)
             fail_msg("gpu groth16 H in two vectors, one input at a time 2^%u: %s", k, err.msg);
         g16__gpu_free(g, dv);

@@ -1316,10 +1316,11 @@ static g16_status upload_a(g16__gpu_prover *gp, const g16_fr *a, g16_error *err)
 /* The H step from a, b, c on the host, one input at a time (gp->h_overlap, nothing prefetched, no
  * row check on the device): a uploaded, then its transforms while b crosses PCIe on the side
  * stream, b's while c does, then c's and the rest. The transforms wait for their input's copy
- * (g16__gpu_upload_side). With the upload in one piece first, the three copies cost ~250 ms per
- * 2^27 circuit on an H100 (12.9 GB) ahead of the step; now b's and c's run under a's and b's
- * transforms (~80 ms each, ~2/7 of the step). Bit for bit the batched step's H. After a failure
- * the copies still in flight are waited for (the caller may rewrite a, b, c). */
+ * (g16__gpu_upload_side). With the upload in one piece first, the three copies (12.9 GB at 2^27)
+ * ran ahead of the step; now b's and c's run under a's and b's transforms: on the H200 as a 24 GB
+ * card the step took 1.18 s per batch of 3 against 1.66-1.71 s (bench/RESULTS.md, eighteenth
+ * session). Bit for bit the batched step's H. After a failure the copies still in flight are
+ * waited for (the caller may rewrite a, b, c). */
 static g16_status h_overlapped(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                                g16_error *err)
 {
