@@ -346,7 +346,7 @@ static void partial_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu, size
     memset(gpu, 0, f->count * sizeof *gpu);
     g16__trace_reset();
     g16__trace_enable(G16__TRACE_RECORD);
-    g16_status st = prove_with(f, gpu, "gpu", NULL, &err);
+    g16_status st = prove_with(f, gpu, "gpu", "0", &err); /* one worker: the counts */
     g16__trace_enable(0);
     uint64_t sync_up = sync_query_uploads(), sync_l = query_spans("l", "gpu.upload_query");
     uint64_t next_up = span_count("gpu.upload_next_chunk");
@@ -365,7 +365,7 @@ static void partial_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu, size
     memset(gpu, 0, f->count * sizeof *gpu);
     g16__trace_reset();
     g16__trace_enable(G16__TRACE_RECORD);
-    st = prove_with(f, gpu, "gpu", NULL, &err);
+    st = prove_with(f, gpu, "gpu", "0", &err);
     g16__trace_enable(0);
     uint64_t pieces = query_spans("l", "gpu.msm_piece") + query_spans("a", "gpu.msm_piece") +
                       query_spans("b_g1", "gpu.msm_piece");
@@ -403,7 +403,7 @@ static void two_vector_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu)
         memset(gpu, 0, f->count * sizeof *gpu);
         g16__trace_reset();
         g16__trace_enable(G16__TRACE_RECORD);
-        g16_status st = prove_with(f, gpu, "gpu", NULL, &err);
+        g16_status st = prove_with(f, gpu, "gpu", "0", &err);
         g16__trace_enable(0);
         uint64_t spmv_gpu = span_count("prove/prove.circuit/ntt.h.gpu/gpu.spmv");
         uint64_t ups = span_count("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc");
@@ -469,6 +469,12 @@ static void test_gpu_equals_cpu(void **state)
         if (prove_with(&f, gpu, "gpu", "0,0", &err) != G16_OK)
             fail_msg("gpu 0,0: %s", err.msg);
         expect_same_proofs(cpu, gpu, f.count, "two workers on device 0");
+        if (g16__gpu_device_count() >= 2) {
+            memset(gpu, 0, f.count * sizeof *gpu);
+            if (prove_with(&f, gpu, "gpu", "0,1", &err) != G16_OK)
+                fail_msg("gpu 0,1: %s", err.msg);
+            expect_same_proofs(cpu, gpu, f.count, "one worker on each of devices 0 and 1");
+        }
         setenv("G16_GPU_STREAM", "1", 1);
         memset(gpu, 0, f.count * sizeof *gpu);
         g16_status st = prove_with(&f, gpu, "gpu", NULL, &err);
@@ -485,7 +491,7 @@ static void test_gpu_equals_cpu(void **state)
         memset(gpu, 0, f.count * sizeof *gpu);
         g16__trace_reset();
         g16__trace_enable(G16__TRACE_RECORD);
-        st = prove_with(&f, gpu, "gpu", NULL, &err);
+        st = prove_with(&f, gpu, "gpu", "0", &err); /* one worker (the counts below) */
         g16__trace_enable(0);
         uint64_t sync_up = sync_query_uploads(), next_up = span_count("gpu.upload_next_chunk");
         g16__trace_reset();
@@ -507,7 +513,7 @@ static void test_gpu_equals_cpu(void **state)
         memset(gpu, 0, f.count * sizeof *gpu);
         g16__trace_reset();
         g16__trace_enable(G16__TRACE_RECORD);
-        st = prove_with(&f, gpu, "gpu", NULL, &err);
+        st = prove_with(&f, gpu, "gpu", "0", &err);
         g16__trace_enable(0);
         uint64_t pieces = h_piece_runs();
         g16__trace_reset();

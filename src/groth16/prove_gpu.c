@@ -1690,11 +1690,21 @@ static g16_status enqueue_locked(g16__gpu_prover *gp, const g16_fr *a, const g16
     g16_status st = G16_OK;
     size_t n = gp->r->n, bytes = n * sizeof(g16_fr), nw = gp->r->num_inputs + gp->r->num_aux;
     g16__span sp = gp->spmv ? g16__span_begin_n("gpu.prefetch_w", nw) : g16__span_begin_n("gpu.prefetch_abc", 3 * n);
-    if (gp->spmv ? (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dw_spare, w, nw * sizeof(g16_fr), err)) != G16_OK
-                 : ((st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare, a, bytes, err)) != G16_OK ||
-                    (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + n, b, bytes, err)) != G16_OK ||
-                    (st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + 2 * n, c, bytes, err)) != G16_OK) ||
-        (st = g16__gpu_event_record_side(gp->pf_done, err)) != G16_OK) {
+    /* (one statement per step: as a single ?: expression, the event's record once bound to the
+     * a, b, c arm only, and a witness prefetch was taken without waiting for its copy; the fake
+     * GPU's race check found it, tests/fakegpu) */
+    if (gp->spmv) {
+        st = g16__gpu_upload_side_nowait(gp->gpu, gp->dw_spare, w, nw * sizeof(g16_fr), err);
+    } else {
+        st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare, a, bytes, err);
+        if (st == G16_OK)
+            st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + n, b, bytes, err);
+        if (st == G16_OK)
+            st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare + 2 * n, c, bytes, err);
+    }
+    if (st == G16_OK)
+        st = g16__gpu_event_record_side(gp->pf_done, err);
+    if (st != G16_OK) {
         /* some copies may be enqueued without the event: wait for them here, so that no copy
          * from a, b, c is left in flight untracked (the caller may rewrite them after an error) */
         (void)g16__gpu_sync(gp->gpu, NULL);
