@@ -24,7 +24,7 @@
 
 /* ---------------------------------------------------------------- bookkeeping */
 
-enum { REC_DEV = 1, REC_COUNTED, REC_HOST, REC_REG };
+enum { REC_DEV = 1, REC_COUNTED, REC_HOST, REC_REG, REC_OBJ };
 
 typedef struct rec {
     struct rec *next;
@@ -37,7 +37,7 @@ typedef struct rec {
 static pthread_mutex_t fk_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t fk_once = PTHREAD_ONCE_INIT;
 static rec *fk_recs;
-static size_t fk_used[FK_MAX_DEV], fk_peak[FK_MAX_DEV], fk_objs;
+static size_t fk_used[FK_MAX_DEV], fk_peak[FK_MAX_DEV];
 static uint64_t fk_calls, fk_fail;
 static int fk_ndev = 1;
 static size_t fk_card = (size_t)16 << 30;
@@ -138,15 +138,18 @@ size_t g16__fake_gpu_live(void)
     pthread_mutex_lock(&fk_mu);
     for (rec *r = fk_recs; r; r = r->next)
         n++;
-    n += fk_objs;
     pthread_mutex_unlock(&fk_mu);
     return n;
 }
 
-static void objs_add(int d)
+void g16__fake_gpu_dump(FILE *f)
 {
+    static const char *const kinds[] = {"?", "device buffer", "device scratch (counted)", "page-locked host buffer",
+                                        "host registration", "object"};
     pthread_mutex_lock(&fk_mu);
-    fk_objs += (size_t)d;
+    for (rec *r = fk_recs; r; r = r->next)
+        fprintf(f, "  live: %s '%s' of %zu bytes (device %d)\n", kinds[r->kind], r->what ? r->what : "?", r->bytes,
+                r->dev);
     pthread_mutex_unlock(&fk_mu);
 }
 
@@ -179,9 +182,29 @@ static rec *rec_take(int kind, const void *p, rec *r0, const char *what)
     pthread_mutex_unlock(&fk_mu);
     if (!r)
         die("%s of %p: not a live %s", what, p ? p : (const void *)r0,
-            kind == REC_DEV ? "device buffer" : kind == REC_HOST ? "page-locked host buffer" : "registration");
+            kind == REC_DEV    ? "device buffer"
+            : kind == REC_HOST ? "page-locked host buffer"
+            : kind == REC_REG  ? "registration"
+            : kind == REC_OBJ  ? "object"
+                               : "scratch count");
     return r;
 }
+
+/* Contexts, events, NTT domains, MSM handles and compactors: records of kind REC_OBJ keyed by
+ * their address, so that one left behind is named. */
+static void obj_add(void *obj, const char *what)
+{
+    rec *r = calloc(1, sizeof *r);
+    if (!r)
+        die("out of host memory");
+    r->kind = REC_OBJ;
+    r->dev = -1;
+    r->p = obj;
+    r->what = what;
+    rec_add(r);
+}
+
+static void obj_del(void *obj, const char *what) { free(rec_take(REC_OBJ, obj, NULL, what)); }
 
 /* The live device buffer of dev that holds [p, p + bytes), or NULL. */
 static rec *rec_find(int dev, const void *p, size_t bytes)
@@ -312,7 +335,7 @@ g16_status g16__gpu_open(g16__gpu **out, int device, g16_error *err)
     g->info.total_bytes = fk_card;
     g->info.l2_bytes = (size_t)50 << 20;
     g->info.smem_block_optin = 227 << 10;
-    objs_add(1);
+    obj_add(g, "context");
     *out = g;
     return G16_OK;
 }
@@ -322,10 +345,10 @@ void g16__gpu_close(g16__gpu *g)
     if (!g)
         return;
     flush_all(g);
+    obj_del(g, "g16__gpu_close");
     pthread_mutex_destroy(&g->mu);
     free(g->pending);
     free(g);
-    objs_add(-1);
 }
 
 void g16__gpu_get_info(const g16__gpu *g, g16__gpu_info *info) { *info = g->info; }
@@ -597,7 +620,7 @@ g16_status g16__gpu_event_create(g16__gpu_event **out, g16__gpu *g, g16_error *e
     if (!e)
         return g16__error(err, G16_ERR_NOMEM, "gpu: event");
     e->g = g;
-    objs_add(1);
+    obj_add(e, "event");
     *out = e;
     return G16_OK;
 }
@@ -606,8 +629,8 @@ void g16__gpu_event_destroy(g16__gpu_event *e)
 {
     if (!e)
         return;
+    obj_del(e, "g16__gpu_event_destroy");
     free(e);
-    objs_add(-1);
 }
 
 g16_status g16__gpu_event_record_side(g16__gpu_event *e, g16_error *err)
@@ -663,7 +686,7 @@ g16_status g16__gpu_compactor_create(g16__gpu_compactor **out, g16__gpu *g, size
     c->max_n = max_n;
     if ((st = take(g, &c->scratch, g16__gpu_compactor_bytes(max_n), "compaction scratch", 0, err)) != G16_OK)
         goto cleanup;
-    objs_add(1);
+    obj_add(c, "compactor");
     *out = c;
     c = NULL;
 cleanup:
@@ -676,8 +699,8 @@ void g16__gpu_compactor_destroy(g16__gpu_compactor *c)
     if (!c)
         return;
     free(rec_take(REC_COUNTED, NULL, c->scratch, "g16__gpu_compactor_destroy"));
+    obj_del(c, "g16__gpu_compactor_destroy");
     free(c);
-    objs_add(-1);
 }
 
 g16_status g16__gpu_compact(g16__gpu_compactor *c, g16_fr *out, const g16_fr *src, size_t n, const uint64_t *bits,
@@ -871,7 +894,7 @@ g16_status g16__gpu_ntt_create(g16__gpu_ntt **out, g16__gpu *g, unsigned log_n, 
         goto cleanup;
     if ((st = take(g, &d->tables, g16__gpu_ntt_table_bytes(log_n), "NTT tables", 0, err)) != G16_OK)
         goto cleanup;
-    objs_add(1);
+    obj_add(d, "NTT domain");
     *out = d;
     d = NULL;
 cleanup:
@@ -888,8 +911,8 @@ void g16__gpu_ntt_destroy(g16__gpu_ntt *d)
         return;
     free(rec_take(REC_COUNTED, NULL, d->tables, "g16__gpu_ntt_destroy"));
     g16__ntt_domain_destroy(d->d);
+    obj_del(d, "g16__gpu_ntt_destroy");
     free(d);
-    objs_add(-1);
 }
 
 unsigned g16__gpu_ntt_log_n(const g16__gpu_ntt *d) { return d->d->log_n; }
@@ -1117,7 +1140,7 @@ static g16_status msm_create(g16__gpu_msm **out, g16__gpu *g, int g2, const void
     m->n = n;
     m->bases = dev;
     dev = NULL;
-    objs_add(1);
+    obj_add(m, "MSM handle");
     *out = m;
     m = NULL;
 cleanup:
@@ -1183,7 +1206,7 @@ g16_status g16__gpu_msm_view(g16__gpu_msm **out, g16__gpu_msm *m, size_t first, 
     v->n = count;
     v->bases = m->bases + first * aff_size(m->g2);
     v->view = 1;
-    objs_add(1);
+    obj_add(v, "MSM view");
     *out = v;
     return G16_OK;
 }
@@ -1214,8 +1237,8 @@ void g16__gpu_msm_destroy(g16__gpu_msm *m)
     g16__gpu_msm_release_scratch(m);
     if (!m->view)
         g16__gpu_free(m->g, m->bases);
+    obj_del(m, "g16__gpu_msm_destroy");
     free(m);
-    objs_add(-1);
 }
 
 size_t g16__gpu_msm_size(const g16__gpu_msm *m) { return m ? m->n : 0; }

@@ -34,6 +34,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The k-th fallible call counted from now fails (k = 0: none). Resets the call count. */
 void g16__fake_gpu_fail_at(uint64_t k);
@@ -45,6 +46,8 @@ size_t g16__fake_gpu_used(int dev);
  * registrations, contexts, events, NTT domains, MSM handles, compactors. 0 when everything was
  * given back. */
 size_t g16__fake_gpu_live(void);
+/* One line per live object (kind, name, bytes, device) on f. */
+void g16__fake_gpu_dump(FILE *f);
 /* Highest device use seen on dev since the start. */
 size_t g16__fake_gpu_peak(int dev);
 

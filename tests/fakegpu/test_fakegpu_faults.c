@@ -1,0 +1,251 @@
+/* Every CUDA call of a GPU batch failing in turn (the fake GPU, tests/fakegpu/fakegpu.h): for each
+ * k, the k-th fallible backend call of a g16_prove / g16_prover_prove run fails as a CUDA error
+ * would, and the run must either give the CPU's proofs byte for byte (a failure the prover absorbs,
+ * e.g. no spare buffer: no prefetch) or fail with G16_ERR_DEVICE and the call in the message --
+ * never another proof, a crash, a hang or a leak (device objects counted by the fake; host memory
+ * by LeakSanitizer in the sanitizer build). A kept prover must prove correctly after a failed
+ * batch. Worker layouts: queries resident (a/b/c from the device and from the CPU, two workers on
+ * one card and one on each of two), MSMs in pieces, queries streamed in chunks, the H step in two
+ * vectors. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fakegpu.h"
+#include "gpu/gpu.h"
+#include "util/bgfree.h"
+
+typedef struct {
+    g16_cs *cs;
+    g16_r1cs *r;
+    g16_params *p;
+    size_t w_len, count;
+    g16_fr **w;
+    g16_fr *rs;
+    g16_proof *cpu;
+} fixture;
+
+static void fixture_make(fixture *f, size_t rows, size_t count)
+{
+    g16_error err = {0, ""};
+    uint64_t seed = tu_rand64();
+    memset(f, 0, sizeof *f);
+    f->count = count;
+    assert_int_equal(g16_demo_circuit(&f->cs, G16_DEMO_BITS, rows, seed, &err), G16_OK);
+    assert_int_equal(g16_cs_finalize(f->cs, &f->r, &err), G16_OK);
+    f->w_len = g16_cs_num_inputs(f->cs) + g16_cs_num_aux(f->cs);
+    f->w = calloc(count, sizeof *f->w);
+    f->rs = malloc(2 * count * sizeof *f->rs);
+    f->cpu = calloc(count, sizeof *f->cpu);
+    assert_non_null(f->w);
+    assert_non_null(f->rs);
+    assert_non_null(f->cpu);
+    for (size_t i = 0; i < count; i++) { /* a different witness per circuit, same structure */
+        g16_cs *ci;
+        f->w[i] = malloc(f->w_len * sizeof(g16_fr));
+        assert_non_null(f->w[i]);
+        assert_int_equal(g16_demo_circuit(&ci, G16_DEMO_BITS, rows, seed + i, &err), G16_OK);
+        assert_int_equal(g16_cs_witness(ci, f->w[i], f->w_len, &err), G16_OK);
+        g16_cs_destroy(ci);
+    }
+    for (size_t i = 0; i < 2 * count; i++)
+        tu_rand_fr(&f->rs[i]);
+    g16_setup_opts so = {1, tu_rand64()};
+    assert_int_equal(g16_setup(&f->p, f->r, &so, &err), G16_OK);
+    g16_prove_opts o = {.r = f->rs, .s = f->rs + count, .backend = "cpu"};
+    assert_int_equal(g16_prove(f->cpu, f->p, f->r, (const g16_fr *const *)f->w, count, &o, &err), G16_OK);
+}
+
+static void fixture_free(fixture *f)
+{
+    for (size_t i = 0; i < f->count; i++)
+        free(f->w[i]);
+    free(f->w);
+    free(f->rs);
+    free(f->cpu);
+    g16_params_destroy(f->p);
+    g16_r1cs_destroy(f->r);
+    g16_cs_destroy(f->cs);
+}
+
+static int same_as_cpu(const fixture *f, const g16_proof *got)
+{
+    for (size_t i = 0; i < f->count; i++) {
+        uint8_t x[G16_PROOF_BYTES], y[G16_PROOF_BYTES];
+        g16_proof_write(x, &f->cpu[i]);
+        g16_proof_write(y, &got[i]);
+        if (memcmp(x, y, sizeof x) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* The outcome of one run with a failure injected: proofs = CPU, or G16_ERR_DEVICE naming the
+ * call; nothing left on the fake devices. Returns 1 for an error, 0 for success. */
+static int check_outcome(const fixture *f, g16_status st, const g16_error *err, const g16_proof *got,
+                         const char *what, uint64_t k)
+{
+    if (st == G16_OK) {
+        if (!same_as_cpu(f, got))
+            fail_msg("%s, failure at call %llu: success, but the proofs differ from the CPU's", what,
+                     (unsigned long long)k);
+        return 0;
+    }
+    if (st != G16_ERR_DEVICE || !strstr(err->msg, "injected failure"))
+        fail_msg("%s, failure at call %llu: status %d (%s), message '%s' (expected the injected device error)", what,
+                 (unsigned long long)k, (int)st, g16_strerror(st), err->msg);
+    return 1;
+}
+
+static void expect_nothing_live(const char *what, uint64_t k)
+{
+    g16__free_async_wait(); /* (page-locked buffers go to the background freeing thread) */
+    size_t live = g16__fake_gpu_live(), u0 = g16__fake_gpu_used(0), u1 = g16__fake_gpu_used(1);
+    if (live || u0 || u1) {
+        g16__fake_gpu_dump(stdout);
+        fail_msg("%s, failure at call %llu: %zu objects and %zu + %zu device bytes left behind", what,
+                 (unsigned long long)k, live, u0, u1);
+    }
+}
+
+typedef struct {
+    const char *what, *devices;
+    const char *env[4][2]; /* name, value */
+} layout;
+
+static void set_layout(const layout *l, int on)
+{
+    for (int i = 0; i < 4 && l->env[i][0]; i++) {
+        if (on)
+            setenv(l->env[i][0], l->env[i][1], 1);
+        else
+            unsetenv(l->env[i][0]);
+    }
+}
+
+/* Fallible calls of one clean run, then a run failing at each of them (every `step`-th past the
+ * first 64, to bound the time) and a few past the end (no failure then). */
+static void sweep_prove(const fixture *f, const layout *l)
+{
+    g16_error err = {0, ""};
+    g16_proof *got = calloc(f->count, sizeof *got);
+    g16_prove_opts o = {.r = f->rs, .s = f->rs + f->count, .backend = "gpu", .devices = l->devices};
+    assert_non_null(got);
+    set_layout(l, 1);
+    g16__fake_gpu_fail_at(0);
+    if (g16_prove(got, f->p, f->r, (const g16_fr *const *)f->w, f->count, &o, &err) != G16_OK)
+        fail_msg("%s: %s", l->what, err.msg);
+    assert_true(same_as_cpu(f, got));
+    uint64_t calls = g16__fake_gpu_calls(), step = calls > 256 ? calls / 192 : 1, errors = 0, runs = 0;
+    expect_nothing_live(l->what, 0);
+    for (uint64_t k = 1; k <= calls + 4; k += k < 64 ? 1 : step) {
+        memset(got, 0, f->count * sizeof *got);
+        err.msg[0] = 0;
+        g16__fake_gpu_fail_at(k);
+        g16_status st = g16_prove(got, f->p, f->r, (const g16_fr *const *)f->w, f->count, &o, &err);
+        g16__fake_gpu_fail_at(0);
+        errors += check_outcome(f, st, &err, got, l->what, k);
+        expect_nothing_live(l->what, k);
+        runs++;
+    }
+    set_layout(l, 0);
+    printf("  %s: %llu backend calls per batch of %zu; %llu runs with one failing: %llu errors, the others the "
+           "CPU's proofs\n", l->what, (unsigned long long)calls, f->count, (unsigned long long)runs,
+           (unsigned long long)errors);
+    assert_true(errors > runs / 2); /* most calls matter: the injection reaches the caller */
+    free(got);
+}
+
+static void test_fault_sweep(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_make(&f, 600, 3);
+    static const layout layouts[] = {
+        {"resident, SpMV on the device", "0", {{NULL, NULL}}},
+        {"resident, a/b/c from the CPU, two workers on card 0", "0,0", {{"G16_GPU_SPMV", "0"}}},
+        {"resident, one worker on each of cards 0 and 1", "0,1", {{NULL, NULL}}},
+        {"resident, MSMs in pieces of 224 points", "0", {{"G16_GPU_PIECE", "224"}}},
+        {"streamed in chunks of 201 points", "0", {{"G16_GPU_STREAM", "1"}, {"G16_GPU_CHUNK", "201"}}},
+        {"streamed, the H step in two vectors", "0", {{"G16_GPU_STREAM", "1"}, {"G16_GPU_H_SLOTS", "2"}}},
+        {"h, b_g2 resident, the others streamed, no early witness MSMs", "0",
+         {{"G16_GPU_RESIDENT", "h,b_g2"}, {"G16_GPU_CHUNK", "201"}, {"G16_GPU_EARLY_W", "0"}}},
+    };
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+        sweep_prove(&f, &layouts[i]);
+    fixture_free(&f);
+}
+
+/* A kept prover (g16_prover_create once): creation failing at each call leaves nothing behind;
+ * a batch failing at any call leaves the prover able to prove the next batch correctly. */
+static void test_fault_kept_prover(void **state)
+{
+    (void)state;
+    fixture f;
+    g16_error err = {0, ""};
+    fixture_make(&f, 600, 3);
+    g16_proof *got = calloc(f.count, sizeof *got);
+    g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = "gpu", .devices = "0"};
+    g16_prover *pv = NULL;
+    assert_non_null(got);
+    g16__fake_gpu_fail_at(0);
+    assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
+    uint64_t create_calls = g16__fake_gpu_calls(), create_errors = 0;
+    g16_prover_destroy(pv);
+    expect_nothing_live("prover creation", 0);
+    for (uint64_t k = 1; k <= create_calls + 2; k++) {
+        pv = NULL;
+        g16__fake_gpu_fail_at(k);
+        g16_status st = g16_prover_create(&pv, f.p, f.r, &o, &err);
+        g16__fake_gpu_fail_at(0);
+        if (st != G16_OK) {
+            create_errors++;
+            assert_null(pv);
+            if (st != G16_ERR_DEVICE || !strstr(err.msg, "injected failure"))
+                fail_msg("prover creation, failure at call %llu: %s", (unsigned long long)k, err.msg);
+        }
+        g16_prover_destroy(pv);
+        expect_nothing_live("prover creation", k);
+    }
+    assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
+    g16__fake_gpu_fail_at(0);
+    assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
+    uint64_t calls = g16__fake_gpu_calls(), errors = 0;
+    for (uint64_t k = 1; k <= calls + 2; k++) {
+        memset(got, 0, f.count * sizeof *got);
+        g16__fake_gpu_fail_at(k);
+        g16_status st = g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err);
+        g16__fake_gpu_fail_at(0);
+        errors += check_outcome(&f, st, &err, got, "kept prover", k);
+        memset(got, 0, f.count * sizeof *got);
+        if (g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err) != G16_OK)
+            fail_msg("kept prover, the batch after a failure at call %llu: %s", (unsigned long long)k, err.msg);
+        if (!same_as_cpu(&f, got))
+            fail_msg("kept prover, the batch after a failure at call %llu: proofs differ from the CPU's",
+                     (unsigned long long)k);
+    }
+    g16_prover_destroy(pv);
+    expect_nothing_live("kept prover", 0);
+    printf("  kept prover: creation (%llu calls) failing at each: %llu errors, nothing left; batches (%llu calls) "
+           "failing at each: %llu errors, the next batch the CPU's proofs every time\n",
+           (unsigned long long)create_calls, (unsigned long long)create_errors, (unsigned long long)calls,
+           (unsigned long long)errors);
+    assert_true(create_errors > 0 && errors > 0);
+    free(got);
+    fixture_free(&f);
+}
+
+int main(void)
+{
+    tu_seed("test_fakegpu_faults");
+    setenv("G16_FAKE_GPUS", "2", 1);
+    if (getenv("G16_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("G16_TEST_FILTER"));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fault_sweep),
+        cmocka_unit_test(test_fault_kept_prover),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
