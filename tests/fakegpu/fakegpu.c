@@ -241,6 +241,8 @@ struct g16__gpu {
     pend *pending;
     size_t npend, cap;
     uint64_t side_seq;
+    pend *inflight; /* device ranges of main-stream work since the host last waited for it */
+    size_t ninfl, capinfl;
     double t0;
 };
 
@@ -274,6 +276,43 @@ static void flush(g16__gpu *g, uint64_t upto)
 
 static void flush_all(g16__gpu *g) { flush(g, UINT64_MAX); }
 
+/* The host waited for the main stream: its work is done. */
+static void main_done(g16__gpu *g)
+{
+    pthread_mutex_lock(&g->mu);
+    g->ninfl = 0;
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* Appends to a pend array (g->mu held); 0 when out of memory. */
+static int pend_push(pend **a, size_t *n, size_t *cap, pend x)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 16;
+        pend *q = realloc(*a, c * sizeof *q);
+        if (!q)
+            return 0;
+        *a = q;
+        *cap = c;
+    }
+    (*a)[(*n)++] = x;
+    return 1;
+}
+
+/* A side-stream copy into [p, p + bytes): nothing orders it after the main-stream work enqueued
+ * since the host last waited for that stream, so it must not touch that work's ranges. */
+static void side_after_main(g16__gpu *g, const void *p, size_t bytes, const char *what)
+{
+    pthread_mutex_lock(&g->mu);
+    for (size_t i = 0; i < g->ninfl; i++) {
+        const pend *q = &g->inflight[i];
+        if ((const unsigned char *)p < q->dst + q->bytes && q->dst < (const unsigned char *)p + bytes)
+            die("%s: side-stream copy into [%p, +%zu), which main-stream work enqueued before it (and not waited "
+                "for) uses at [%p, +%zu): a race on the real device", what, p, bytes, (void *)q->dst, q->bytes);
+    }
+    pthread_mutex_unlock(&g->mu);
+}
+
 /* A device range used by `what`: inside one live buffer of g's device; for main-stream work
  * (main = 1), not the target of a side copy that has not been ordered yet. */
 static void need_range(g16__gpu *g, const void *p, size_t bytes, const char *what, int main)
@@ -286,6 +325,8 @@ static void need_range(g16__gpu *g, const void *p, size_t bytes, const char *wha
     if (!main)
         return;
     pthread_mutex_lock(&g->mu);
+    if (!pend_push(&g->inflight, &g->ninfl, &g->capinfl, (pend){(unsigned char *)(uintptr_t)p, NULL, bytes, 0}))
+        die("out of host memory");
     for (size_t i = 0; i < g->npend; i++) {
         const pend *q = &g->pending[i];
         if ((const unsigned char *)p < q->dst + q->bytes && q->dst < (const unsigned char *)p + bytes)
@@ -348,6 +389,7 @@ void g16__gpu_close(g16__gpu *g)
     obj_del(g, "g16__gpu_close");
     pthread_mutex_destroy(&g->mu);
     free(g->pending);
+    free(g->inflight);
     free(g);
 }
 
@@ -356,15 +398,19 @@ void g16__gpu_get_info(const g16__gpu *g, g16__gpu_info *info) { *info = g->info
 g16_status g16__gpu_sync(g16__gpu *g, g16_error *err)
 {
     g16_status st = fk_call("cudaStreamSynchronize(g->stream)", err);
-    if (st == G16_OK)
+    if (st == G16_OK) {
         flush_all(g);
+        main_done(g);
+    }
     return st;
 }
 
 g16_status g16__gpu_sync_main(g16__gpu *g, g16_error *err)
 {
-    (void)g;
-    return fk_call("cudaStreamSynchronize(g->stream)", err);
+    g16_status st = fk_call("cudaStreamSynchronize(g->stream)", err);
+    if (st == G16_OK)
+        main_done(g);
+    return st;
 }
 
 g16_status g16__gpu_timer_start(g16__gpu *g, g16_error *err)
@@ -379,6 +425,8 @@ g16_status g16__gpu_timer_stop(g16__gpu *g, double *ms, g16_error *err)
 {
     g16_status st = fk_call("cudaEventElapsedTime", err);
     *ms = st == G16_OK ? now_ms() - g->t0 : 0;
+    if (st == G16_OK)
+        main_done(g);
     return st;
 }
 
@@ -468,6 +516,7 @@ void g16__gpu_free(g16__gpu *g, void *dev)
     if (!dev)
         return;
     flush_all(g); /* cudaFree waits for the device */
+    main_done(g);
     free_dev(g, dev, "g16__gpu_free");
 }
 
@@ -565,6 +614,7 @@ g16_status g16__gpu_upload_side(g16__gpu *g, void *dev, const void *host, size_t
     if (st != G16_OK)
         return st;
     need_range(g, dev, bytes, "g16__gpu_upload_side", 0);
+    side_after_main(g, dev, bytes, "g16__gpu_upload_side");
     flush_all(g); /* the side stream's earlier copies first; the main stream waits for them all */
     if (bytes)
         memcpy(dev, host, bytes);
@@ -579,19 +629,13 @@ g16_status g16__gpu_upload_side_nowait(g16__gpu *g, void *dev, const void *host,
     need_range(g, dev, bytes, "g16__gpu_upload_side_nowait", 0);
     if (!bytes)
         return G16_OK;
+    side_after_main(g, dev, bytes, "g16__gpu_upload_side_nowait");
     pthread_mutex_lock(&g->mu);
-    if (g->npend == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 16;
-        pend *q = realloc(g->pending, cap * sizeof *q);
-        if (!q) {
-            pthread_mutex_unlock(&g->mu);
-            return g16__error(err, G16_ERR_NOMEM, "fake gpu: side queue");
-        }
-        g->pending = q;
-        g->cap = cap;
-    }
-    g->pending[g->npend++] = (pend){dev, host, bytes, ++g->side_seq};
+    int ok = pend_push(&g->pending, &g->npend, &g->cap, (pend){dev, host, bytes, g->side_seq + 1});
+    g->side_seq += (uint64_t)ok;
     pthread_mutex_unlock(&g->mu);
+    if (!ok)
+        return g16__error(err, G16_ERR_NOMEM, "fake gpu: side queue");
     return G16_OK;
 }
 
@@ -725,6 +769,7 @@ g16_status g16__gpu_compact(g16__gpu_compactor *c, g16_fr *out, const g16_fr *sr
         if (bits[i / 64] >> (i % 64) & 1)
             out[j++] = src[i];
     *count = k;
+    main_done(c->g); /* (returns synchronized: k is read back) */
     return G16_OK;
 }
 
@@ -1306,6 +1351,8 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
     }
     if (st == G16_OK && nsets)
         memcpy(out, res, nsets * (g2 ? sizeof(g16_p2) : sizeof(g16_p1)));
+    if (st == G16_OK)
+        main_done(m->g); /* (synchronous) */
     free(res);
     return st;
 }
