@@ -5,7 +5,10 @@
  * field circuits, batches, two workers on one card, queries resident or streamed), the prefetch of
  * the next circuit's a, b, c (taken, skipped, released, cancelled; used by the pipeline, counted
  * through the trace), device lists refused with clear errors, and device memory unchanged after
- * 100 proofs. */
+ * 100 proofs. Built twice: test_gpu_prove against the CUDA backend (label gpu: the device cases
+ * skip without a GPU) and test_gpu_prove_fake against two fake cards (tests/fakegpu: the same
+ * cases on every machine, with the fake's pointer, race and memory checks; the device kernels
+ * themselves are not exercised there). */
 #include "testutil.h"
 
 #include <stdio.h>
