@@ -23,6 +23,9 @@
 #include "poly/ntt.h"
 #include "r1cs/r1cs.h"
 #include "util/trace.h"
+#ifdef G16_FAKE_GPU
+#include "fakegpu.h"
+#endif
 
 typedef struct {
     g16_cs *cs;
@@ -473,10 +476,16 @@ static void test_gpu_equals_cpu(void **state)
             fail_msg("gpu 0,0: %s", err.msg);
         expect_same_proofs(cpu, gpu, f.count, "two workers on device 0");
         if (g16__gpu_device_count() >= 2) {
+#ifdef G16_FAKE_GPU
+            unsigned opened = g16__fake_gpu_opens(1);
+#endif
             memset(gpu, 0, f.count * sizeof *gpu);
             if (prove_with(&f, gpu, "gpu", "0,1", &err) != G16_OK)
                 fail_msg("gpu 0,1: %s", err.msg);
             expect_same_proofs(cpu, gpu, f.count, "one worker on each of devices 0 and 1");
+#ifdef G16_FAKE_GPU
+            assert_true(g16__fake_gpu_opens(1) > opened); /* the second worker is bound to card 1 */
+#endif
         }
         setenv("G16_GPU_STREAM", "1", 1);
         memset(gpu, 0, f.count * sizeof *gpu);

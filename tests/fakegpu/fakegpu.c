@@ -39,6 +39,8 @@ static pthread_once_t fk_once = PTHREAD_ONCE_INIT;
 static rec *fk_recs;
 static size_t fk_used[FK_MAX_DEV], fk_peak[FK_MAX_DEV];
 static uint64_t fk_calls, fk_fail;
+static uint64_t fk_allocs, fk_fail_alloc; /* allocation calls; the one refused as out of memory */
+static unsigned fk_opens[FK_MAX_DEV]; /* contexts opened per device */
 static int fk_ndev = 1;
 static size_t fk_card = (size_t)16 << 30;
 
@@ -90,13 +92,44 @@ static g16_status fk_call(const char *expr, g16_error *err)
 {
     pthread_once(&fk_once, fk_init);
     pthread_mutex_lock(&fk_mu);
-    uint64_t k = ++fk_calls;
+    uint64_t k = ++fk_calls, a = 0;
     int hit = fk_fail && k == fk_fail;
+    if (!strncmp(expr, "cudaMalloc", 10) || !strncmp(expr, "cudaHostAlloc", 13))
+        a = ++fk_allocs;
+    int full = fk_fail_alloc && a == fk_fail_alloc;
     pthread_mutex_unlock(&fk_mu);
+    if (full)
+        return g16__error(err, G16_ERR_NOMEM, "%s@%s:%d: out of device memory (injected failure, allocation %llu)",
+                          expr, __FILE__, __LINE__, (unsigned long long)a);
     if (hit)
         return g16__error(err, G16_ERR_DEVICE, "%s@%s:%d: cudaErrorLaunchFailure (injected failure, call %llu)", expr,
                           __FILE__, __LINE__, (unsigned long long)k);
     return G16_OK;
+}
+
+void g16__fake_gpu_fail_alloc_at(uint64_t k)
+{
+    pthread_once(&fk_once, fk_init);
+    pthread_mutex_lock(&fk_mu);
+    fk_fail_alloc = k;
+    fk_allocs = 0;
+    pthread_mutex_unlock(&fk_mu);
+}
+
+uint64_t g16__fake_gpu_allocs(void)
+{
+    pthread_mutex_lock(&fk_mu);
+    uint64_t k = fk_allocs;
+    pthread_mutex_unlock(&fk_mu);
+    return k;
+}
+
+unsigned g16__fake_gpu_opens(int dev)
+{
+    pthread_mutex_lock(&fk_mu);
+    unsigned k = dev >= 0 && dev < FK_MAX_DEV ? fk_opens[dev] : 0;
+    pthread_mutex_unlock(&fk_mu);
+    return k;
 }
 
 void g16__fake_gpu_fail_at(uint64_t k)
@@ -377,6 +410,9 @@ g16_status g16__gpu_open(g16__gpu **out, int device, g16_error *err)
     g->info.l2_bytes = (size_t)50 << 20;
     g->info.smem_block_optin = 227 << 10;
     obj_add(g, "context");
+    pthread_mutex_lock(&fk_mu);
+    fk_opens[device]++;
+    pthread_mutex_unlock(&fk_mu);
     *out = g;
     return G16_OK;
 }
@@ -1315,7 +1351,8 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
     need = g16__gpu_msm_scratch_bytes(n, g2);
     if (!m->scratch || m->scratch->bytes < need) {
         g16__gpu_msm_release_scratch(m);
-        if ((st = take(m->g, &m->scratch, need, "MSM scratch", 0, err)) != G16_OK) {
+        if ((st = fk_call("cudaMallocFromPoolAsync", err)) != G16_OK ||
+            (st = take(m->g, &m->scratch, need, "MSM scratch", 0, err)) != G16_OK) {
             g16__error_prefix(err, "gpu msm (%zu %s bases): ", n, g2 ? "G2" : "G1");
             return st;
         }

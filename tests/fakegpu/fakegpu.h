@@ -25,7 +25,8 @@
  *  - Scratch outputs: the b and c vectors that the H step leaves as scratch are overwritten with
  *    0xA5, so a caller that reads them gets wrong proofs.
  *  - Failures: g16__fake_gpu_fail_at(k) (or G16_FAKE_GPU_FAIL=k) makes the k-th fallible call
- *    from then on fail with G16_ERR_DEVICE, as a CUDA error would; the rest of the run works.
+ *    after it fail with G16_ERR_DEVICE, as a CUDA error would, and g16__fake_gpu_fail_alloc_at(k)
+ *    the k-th allocation with G16_ERR_NOMEM; the rest of the run works.
  * Not modelled: timing, concurrency between streams (all work is done in call order), kernels'
  * own bugs (tests/test_gpu_*.c check those on a device and in the host simulations).
  */
@@ -38,6 +39,13 @@
 
 /* The k-th fallible call counted from now fails (k = 0: none). Resets the call count. */
 void g16__fake_gpu_fail_at(uint64_t k);
+/* The k-th allocation (device, page-locked host, MSM scratch) counted from now is refused with
+ * G16_ERR_NOMEM, as a full card would refuse it (k = 0: none). Resets the allocation count. */
+void g16__fake_gpu_fail_alloc_at(uint64_t k);
+/* Allocations since the last g16__fake_gpu_fail_alloc_at (or the start). */
+uint64_t g16__fake_gpu_allocs(void);
+/* Contexts opened on device dev since the start (which cards a prover's workers took). */
+unsigned g16__fake_gpu_opens(int dev);
 /* Fallible calls since the last g16__fake_gpu_fail_at (or the start). */
 uint64_t g16__fake_gpu_calls(void);
 /* Live device bytes (buffers and counted scratch) on device dev. */

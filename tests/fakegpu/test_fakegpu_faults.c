@@ -85,7 +85,7 @@ static int same_as_cpu(const fixture *f, const g16_proof *got)
 /* The outcome of one run with a failure injected: proofs = CPU, or G16_ERR_DEVICE naming the
  * call; nothing left on the fake devices. Returns 1 for an error, 0 for success. */
 static int check_outcome(const fixture *f, g16_status st, const g16_error *err, const g16_proof *got,
-                         const char *what, uint64_t k)
+                         const char *what, uint64_t k, int nomem)
 {
     if (st == G16_OK) {
         if (!same_as_cpu(f, got))
@@ -93,7 +93,7 @@ static int check_outcome(const fixture *f, g16_status st, const g16_error *err, 
                      (unsigned long long)k);
         return 0;
     }
-    if (st != G16_ERR_DEVICE || !strstr(err->msg, "injected failure"))
+    if (st != (nomem ? G16_ERR_NOMEM : G16_ERR_DEVICE) || !strstr(err->msg, "injected failure"))
         fail_msg("%s, failure at call %llu: status %d (%s), message '%s' (expected the injected device error)", what,
                  (unsigned long long)k, (int)st, g16_strerror(st), err->msg);
     return 1;
@@ -126,7 +126,9 @@ static void set_layout(const layout *l, int on)
 }
 
 /* Fallible calls of one clean run, then a run failing at each of them (every `step`-th past the
- * first 64, to bound the time) and a few past the end (no failure then). */
+ * first 64, to bound the time) and a few past the end (no failure then); then each allocation of
+ * the clean run refused as out of memory (the prover may fall back: no prefetch, smaller pieces;
+ * or report G16_ERR_NOMEM). */
 static void sweep_prove(const fixture *f, const layout *l)
 {
     g16_error err = {0, ""};
@@ -146,15 +148,30 @@ static void sweep_prove(const fixture *f, const layout *l)
         g16__fake_gpu_fail_at(k);
         g16_status st = g16_prove(got, f->p, f->r, (const g16_fr *const *)f->w, f->count, &o, &err);
         g16__fake_gpu_fail_at(0);
-        errors += check_outcome(f, st, &err, got, l->what, k);
+        errors += check_outcome(f, st, &err, got, l->what, k, 0);
         expect_nothing_live(l->what, k);
         runs++;
     }
+    /* each allocation of a clean run refused in turn */
+    g16__fake_gpu_fail_alloc_at(0);
+    assert_int_equal(g16_prove(got, f->p, f->r, (const g16_fr *const *)f->w, f->count, &o, &err), G16_OK);
+    uint64_t nalloc = g16__fake_gpu_allocs(), nomem_errors = 0;
+    for (uint64_t k = 1; k <= nalloc; k++) {
+        memset(got, 0, f->count * sizeof *got);
+        err.msg[0] = 0;
+        g16__fake_gpu_fail_alloc_at(k);
+        g16_status st = g16_prove(got, f->p, f->r, (const g16_fr *const *)f->w, f->count, &o, &err);
+        g16__fake_gpu_fail_alloc_at(0);
+        nomem_errors += check_outcome(f, st, &err, got, l->what, k, 1);
+        expect_nothing_live(l->what, k);
+    }
     set_layout(l, 0);
     printf("  %s: %llu backend calls per batch of %zu; %llu runs with one failing: %llu errors, the others the "
-           "CPU's proofs\n", l->what, (unsigned long long)calls, f->count, (unsigned long long)runs,
-           (unsigned long long)errors);
+           "CPU's proofs; %llu allocations refused in turn: %llu G16_ERR_NOMEM, the others absorbed\n", l->what,
+           (unsigned long long)calls, f->count, (unsigned long long)runs, (unsigned long long)errors,
+           (unsigned long long)nalloc, (unsigned long long)nomem_errors);
     assert_true(errors > runs / 2); /* most calls matter: the injection reaches the caller */
+    assert_true(nalloc > 0);
     free(got);
 }
 
@@ -218,7 +235,7 @@ static void test_fault_kept_prover(void **state)
         g16__fake_gpu_fail_at(k);
         g16_status st = g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err);
         g16__fake_gpu_fail_at(0);
-        errors += check_outcome(&f, st, &err, got, "kept prover", k);
+        errors += check_outcome(&f, st, &err, got, "kept prover", k, 0);
         memset(got, 0, f.count * sizeof *got);
         if (g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err) != G16_OK)
             fail_msg("kept prover, the batch after a failure at call %llu: %s", (unsigned long long)k, err.msg);
