@@ -40,6 +40,8 @@ static rec *fk_recs;
 static size_t fk_used[FK_MAX_DEV], fk_peak[FK_MAX_DEV];
 static uint64_t fk_calls, fk_fail;
 static uint64_t fk_allocs, fk_fail_alloc; /* allocation calls; the one refused as out of memory */
+static int fk_sticky;                      /* an injected failure breaks every later call */
+static uint64_t fk_broken;                 /* the call that broke them (0: none) */
 static unsigned fk_opens[FK_MAX_DEV]; /* contexts opened per device */
 static int fk_ndev = 1;
 static size_t fk_card = (size_t)16 << 30;
@@ -92,12 +94,17 @@ static g16_status fk_call(const char *expr, g16_error *err)
 {
     pthread_once(&fk_once, fk_init);
     pthread_mutex_lock(&fk_mu);
-    uint64_t k = ++fk_calls, a = 0;
+    uint64_t k = ++fk_calls, a = 0, broken = fk_broken;
     int hit = fk_fail && k == fk_fail;
     if (!strncmp(expr, "cudaMalloc", 10) || !strncmp(expr, "cudaHostAlloc", 13))
         a = ++fk_allocs;
     int full = fk_fail_alloc && a == fk_fail_alloc;
+    if (hit && fk_sticky)
+        fk_broken = k;
     pthread_mutex_unlock(&fk_mu);
+    if (broken)
+        return g16__error(err, G16_ERR_DEVICE, "%s@%s:%d: cudaErrorIllegalAddress (sticky since the injected failure "
+                          "at call %llu)", expr, __FILE__, __LINE__, (unsigned long long)broken);
     if (full)
         return g16__error(err, G16_ERR_NOMEM, "%s@%s:%d: out of device memory (injected failure, allocation %llu)",
                           expr, __FILE__, __LINE__, (unsigned long long)a);
@@ -132,12 +139,21 @@ unsigned g16__fake_gpu_opens(int dev)
     return k;
 }
 
+void g16__fake_gpu_sticky(int on)
+{
+    pthread_once(&fk_once, fk_init);
+    pthread_mutex_lock(&fk_mu);
+    fk_sticky = on;
+    pthread_mutex_unlock(&fk_mu);
+}
+
 void g16__fake_gpu_fail_at(uint64_t k)
 {
     pthread_once(&fk_once, fk_init);
     pthread_mutex_lock(&fk_mu);
     fk_fail = k;
     fk_calls = 0;
+    fk_broken = 0;
     pthread_mutex_unlock(&fk_mu);
 }
 

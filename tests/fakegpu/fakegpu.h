@@ -26,7 +26,8 @@
  *    0xA5, so a caller that reads them gets wrong proofs.
  *  - Failures: g16__fake_gpu_fail_at(k) (or G16_FAKE_GPU_FAIL=k) makes the k-th fallible call
  *    after it fail with G16_ERR_DEVICE, as a CUDA error would, and g16__fake_gpu_fail_alloc_at(k)
- *    the k-th allocation with G16_ERR_NOMEM; the rest of the run works.
+ *    the k-th allocation with G16_ERR_NOMEM; the rest of the run works, or, after
+ *    g16__fake_gpu_sticky(1), every later call fails as after a kernel fault.
  * Not modelled: timing, concurrency between streams (all work is done in call order), kernels'
  * own bugs (tests/test_gpu_*.c check those on a device and in the host simulations).
  */
@@ -37,8 +38,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The k-th fallible call counted from now fails (k = 0: none). Resets the call count. */
+/* The k-th fallible call counted from now fails (k = 0: none). Resets the call count and a sticky
+ * failure. */
 void g16__fake_gpu_fail_at(uint64_t k);
+/* on = 1: an injected failure is sticky, as a CUDA kernel fault is: every later fallible call
+ * fails too (G16_ERR_DEVICE, cudaErrorIllegalAddress), until the next g16__fake_gpu_fail_at. */
+void g16__fake_gpu_sticky(int on);
 /* The k-th allocation (device, page-locked host, MSM scratch) counted from now is refused with
  * G16_ERR_NOMEM, as a full card would refuse it (k = 0: none). Resets the allocation count. */
 void g16__fake_gpu_fail_alloc_at(uint64_t k);

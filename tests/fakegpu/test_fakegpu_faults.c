@@ -254,6 +254,55 @@ static void test_fault_kept_prover(void **state)
     fixture_free(&f);
 }
 
+/* A sticky failure (a kernel fault: every later call of the process fails, as CUDA's context is
+ * then lost): the batch fails with G16_ERR_DEVICE or, when the fault came after its last call,
+ * succeeds with the CPU's proofs; every later batch on the kept prover fails with G16_ERR_DEVICE
+ * (never a proof), and destroying the prover leaves nothing behind. */
+static void test_fault_sticky(void **state)
+{
+    (void)state;
+    fixture f;
+    g16_error err = {0, ""};
+    fixture_make(&f, 600, 2);
+    g16_proof *got = calloc(f.count, sizeof *got);
+    g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = "gpu", .devices = "0"};
+    g16_prover *pv = NULL;
+    assert_non_null(got);
+    g16__fake_gpu_fail_at(0);
+    assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
+    g16__fake_gpu_fail_at(0);
+    assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
+    uint64_t calls = g16__fake_gpu_calls(), errors = 0;
+    g16_prover_destroy(pv);
+    g16__fake_gpu_sticky(1);
+    for (uint64_t k = 1; k <= calls; k++) {
+        pv = NULL;
+        g16__fake_gpu_fail_at(0);
+        assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
+        g16__fake_gpu_fail_at(k);
+        memset(got, 0, f.count * sizeof *got);
+        g16_status st = g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err);
+        errors += check_outcome(&f, st, &err, got, "sticky failure", k, 0);
+        if (st != G16_OK) {
+            memset(got, 0, f.count * sizeof *got);
+            st = g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err);
+            if (st != G16_ERR_DEVICE || !strstr(err.msg, "sticky"))
+                fail_msg("sticky failure at call %llu: the next batch gave status %d (%s)", (unsigned long long)k,
+                         (int)st, err.msg);
+        }
+        g16_prover_destroy(pv);
+        g16__fake_gpu_fail_at(0);
+        expect_nothing_live("sticky failure", k);
+    }
+    g16__fake_gpu_sticky(0);
+    printf("  sticky failure at each of a batch's %llu calls: %llu failed batches, each followed by a batch that "
+           "fails with the device error; nothing left after destroy\n", (unsigned long long)calls,
+           (unsigned long long)errors);
+    assert_true(errors > 0);
+    free(got);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     tu_seed("test_fakegpu_faults");
@@ -263,6 +312,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fault_sweep),
         cmocka_unit_test(test_fault_kept_prover),
+        cmocka_unit_test(test_fault_sticky),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
