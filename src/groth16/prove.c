@@ -495,6 +495,11 @@ static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_pa
     if (pvk && (st = g16__verify_with(pvk, proof, w + 1, r->num_inputs - 1, err)) != G16_OK)
         g16__error(err, G16_ERR_VERIFY_FAILED, "circuit %zu: the proof does not verify (refusing to return it)", idx);
 cleanup:
+    /* A GPU proof that failed between its H step and msm.h (a device error in the upload, a poll or
+     * the MSM) would leave the worker holding an H that no MSM will take, and a kept prover would
+     * then refuse every later circuit's early witness MSMs (test_fakegpu_faults found it) */
+    if (st != G16_OK && wk->gp)
+        g16__gpu_prover_drop_h(wk->gp);
     g16__span_end(span);
     return circuit_error(st, idx, err);
 }

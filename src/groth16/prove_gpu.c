@@ -1423,6 +1423,7 @@ void g16__gpu_prover_drop_h(g16__gpu_prover *gp)
 {
     gp->have_h = 0;
     gp->w_src = NULL;
+    gp->dw_early = 0;
 }
 
 g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error *err)

@@ -143,7 +143,8 @@ uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp);
  * then refuse with G16_ERR_ARG, g16__gpu_prover_msms_w is allowed again), so that the next proof
  * (its early witness MSMs) is not refused as if an H step still waited for its MSMs. A caller
  * that ignores the verdict (G16_PROVE_NO_CHECK) proves on, as the CPU does: the proof then fails
- * self-verification. */
+ * self-verification. prove.c also calls it when a GPU proof fails anywhere after its H step
+ * (the worker must not keep an H, or an early witness, that no later call will take). */
 int g16__gpu_prover_checks(const g16__gpu_prover *gp);
 uint64_t g16__gpu_prover_check_first_bad(const g16__gpu_prover *gp);
 void g16__gpu_prover_drop_h(g16__gpu_prover *gp);

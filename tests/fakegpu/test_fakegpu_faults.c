@@ -195,6 +195,39 @@ static void test_fault_sweep(void **state)
     fixture_free(&f);
 }
 
+static uint64_t kept_errors;
+
+/* One kept prover: a clean batch, then a batch failing at each of its calls in turn, each followed
+ * by a clean batch that must give the CPU's proofs. Returns the clean batch's call count (errors in
+ * kept_errors). */
+static uint64_t kept_batches(const fixture *f, g16_proof *got, const g16_prove_opts *o, const char *what)
+{
+    g16_error err = {0, ""};
+    g16_prover *pv = NULL;
+    g16__fake_gpu_fail_at(0);
+    assert_int_equal(g16_prover_create(&pv, f->p, f->r, o, &err), G16_OK);
+    g16__fake_gpu_fail_at(0);
+    assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f->w, f->count, o, &err), G16_OK);
+    uint64_t calls = g16__fake_gpu_calls();
+    kept_errors = 0;
+    for (uint64_t k = 1; k <= calls + 2; k++) {
+        memset(got, 0, f->count * sizeof *got);
+        g16__fake_gpu_fail_at(k);
+        g16_status st = g16_prover_prove(pv, got, (const g16_fr *const *)f->w, f->count, o, &err);
+        g16__fake_gpu_fail_at(0);
+        kept_errors += check_outcome(f, st, &err, got, what, k, 0);
+        memset(got, 0, f->count * sizeof *got);
+        if (g16_prover_prove(pv, got, (const g16_fr *const *)f->w, f->count, o, &err) != G16_OK)
+            fail_msg("%s, the batch after a failure at call %llu: %s", what, (unsigned long long)k, err.msg);
+        if (!same_as_cpu(f, got))
+            fail_msg("%s, the batch after a failure at call %llu: proofs differ from the CPU's", what,
+                     (unsigned long long)k);
+    }
+    g16_prover_destroy(pv);
+    expect_nothing_live(what, 0);
+    return calls;
+}
+
 /* A kept prover (g16_prover_create once): creation failing at each call leaves nothing behind;
  * a batch failing at any call leaves the prover able to prove the next batch correctly. */
 static void test_fault_kept_prover(void **state)
@@ -226,30 +259,20 @@ static void test_fault_kept_prover(void **state)
         g16_prover_destroy(pv);
         expect_nothing_live("prover creation", k);
     }
-    assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
-    g16__fake_gpu_fail_at(0);
-    assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
-    uint64_t calls = g16__fake_gpu_calls(), errors = 0;
-    for (uint64_t k = 1; k <= calls + 2; k++) {
-        memset(got, 0, f.count * sizeof *got);
-        g16__fake_gpu_fail_at(k);
-        g16_status st = g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err);
-        g16__fake_gpu_fail_at(0);
-        errors += check_outcome(&f, st, &err, got, "kept prover", k, 0);
-        memset(got, 0, f.count * sizeof *got);
-        if (g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err) != G16_OK)
-            fail_msg("kept prover, the batch after a failure at call %llu: %s", (unsigned long long)k, err.msg);
-        if (!same_as_cpu(&f, got))
-            fail_msg("kept prover, the batch after a failure at call %llu: proofs differ from the CPU's",
-                     (unsigned long long)k);
-    }
-    g16_prover_destroy(pv);
-    expect_nothing_live("kept prover", 0);
-    printf("  kept prover: creation (%llu calls) failing at each: %llu errors, nothing left; batches (%llu calls) "
-           "failing at each: %llu errors, the next batch the CPU's proofs every time\n",
+    /* the pipeline's usual order, then every circuit's witness MSMs early with the GPU stage waiting
+     * for each prefetch (a failure between the H step and msm.h then always falls in a poll) */
+    uint64_t calls = kept_batches(&f, got, &o, "kept prover"), errors = kept_errors;
+    setenv("G16_GPU_EARLY_W", "2", 1);
+    setenv("G16_GPU_PREFETCH", "wait", 1);
+    uint64_t calls2 = kept_batches(&f, got, &o, "kept prover, every circuit early, prefetch=wait");
+    unsetenv("G16_GPU_EARLY_W");
+    unsetenv("G16_GPU_PREFETCH");
+    printf("  kept prover: creation (%llu calls) failing at each: %llu errors, nothing left; batches (%llu calls; "
+           "%llu with every circuit early) failing at each: %llu and %llu errors, the next batch the CPU's proofs "
+           "every time\n",
            (unsigned long long)create_calls, (unsigned long long)create_errors, (unsigned long long)calls,
-           (unsigned long long)errors);
-    assert_true(create_errors > 0 && errors > 0);
+           (unsigned long long)calls2, (unsigned long long)errors, (unsigned long long)kept_errors);
+    assert_true(create_errors > 0 && errors > 0 && kept_errors > 0);
     free(got);
     fixture_free(&f);
 }
