@@ -1409,6 +1409,27 @@ static void test_gpu_memory(void **state)
     assert_true(held > 0);
     assert_true(held <= bound);
     assert_int_equal(gone, before);
+#ifdef G16_FAKE_GPU
+    {
+        /* while proving: what the prover holds plus the largest query's MSM scratch (counted by the
+         * fake at g16__gpu_msm_scratch_bytes) plus the compaction's and small buffers, no more */
+        size_t nq[5] = {f.p->n_h, f.p->n_l, f.p->n_a, f.p->n_b_g1, f.p->n_b_g2}, scratch = 0;
+        for (int q = 0; q < 5; q++) {
+            size_t b = g16__gpu_msm_scratch_bytes(nq[q], q == 4);
+            scratch = b > scratch ? b : scratch;
+        }
+        g16_proof pr[1];
+        g16_prove_opts po = {.r = f.rs, .s = f.rs + f.count, .backend = "gpu", .devices = "0"};
+        g16__fake_gpu_peak_reset(0);
+        size_t base = g16__fake_gpu_used(0);
+        assert_int_equal(g16_prove(pr, f.p, f.r, (const g16_fr *const *)f.w, 1, &po, &err), G16_OK);
+        size_t peak = g16__fake_gpu_peak(0) - base;
+        printf("  peak while proving %zu bytes (%.0f per domain element): held %zu + MSM scratch %zu + %zu\n", peak,
+               (double)peak / (double)n, held, scratch, peak > held + scratch ? peak - held - scratch : 0);
+        assert_true(peak >= held + scratch);
+        assert_true(peak <= held + scratch + ((size_t)8 << 20));
+    }
+#endif
     g16__gpu_close(g);
     fixture_free(&f);
 }

@@ -181,6 +181,14 @@ size_t g16__fake_gpu_peak(int dev)
     return u;
 }
 
+void g16__fake_gpu_peak_reset(int dev)
+{
+    pthread_mutex_lock(&fk_mu);
+    if (dev >= 0 && dev < FK_MAX_DEV)
+        fk_peak[dev] = fk_used[dev];
+    pthread_mutex_unlock(&fk_mu);
+}
+
 size_t g16__fake_gpu_live(void)
 {
     size_t n = 0;

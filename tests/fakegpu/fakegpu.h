@@ -61,7 +61,9 @@ size_t g16__fake_gpu_used(int dev);
 size_t g16__fake_gpu_live(void);
 /* One line per live object (kind, name, bytes, device) on f. */
 void g16__fake_gpu_dump(FILE *f);
-/* Highest device use seen on dev since the start. */
+/* Highest device use seen on dev since the start or the last g16__fake_gpu_peak_reset (which sets
+ * it to the current use). */
 size_t g16__fake_gpu_peak(int dev);
+void g16__fake_gpu_peak_reset(int dev);
 
 #endif /* G16_TESTS_FAKEGPU_H */
