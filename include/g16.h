@@ -375,7 +375,12 @@ g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs
  * while a prover lives the pool keeps up to the largest MSM's scratch (~270-310 B per constraint)
  * for the next one (g16 counts it as free for its own plans; other processes do not see it).
  * g16_prover_destroy frees the device memory before it returns and hands the large host buffers
- * to the background freeing thread; NULL is a no-op. g16_prover_workers gives the number of workers (1 for the CPU backend). */
+ * to the background freeing thread; NULL is a no-op. g16_prover_workers gives the number of workers (1 for the CPU backend).
+ * A batch that fails (any status) leaves the prover usable for the next batch. One exception: after
+ * G16_ERR_DEVICE from a kernel fault (cudaErrorIllegalAddress, cudaErrorLaunchFailure and the like,
+ * named in the message), CUDA has lost that device's context for the whole process: every later
+ * call on the device fails the same way, this prover's and a new one's, until the process
+ * restarts; destroying the prover is still safe. */
 typedef struct g16_prover g16_prover;
 g16_status g16_prover_create(g16_prover **out, const g16_params *params, const g16_r1cs *r1cs,
                              const g16_prove_opts *opts, g16_error *err);
