@@ -445,7 +445,11 @@ static void test_gpu_equals_cpu(void **state)
         size_t rows, count;
     } cases[] = {{G16_DEMO_BITS, 600, 1}, {G16_DEMO_BITS, 5000, 3}, {G16_DEMO_FIELD, 3000, 2},
                  {G16_DEMO_BITS, 70000, 2}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    size_t ncases = sizeof cases / sizeof cases[0];
+#if defined(G16_FAKE_GPU) && defined(__SANITIZE_ADDRESS__)
+    ncases--; /* the fake under AddressSanitizer: 70000 rows would be most of the CI's sanitizer stage */
+#endif
+    for (size_t c = 0; c < ncases; c++) {
         fixture f;
         g16_error err = {0, ""};
         fixture_make(&f, cases[c].kind, cases[c].rows, cases[c].count);

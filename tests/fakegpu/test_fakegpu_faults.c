@@ -110,6 +110,22 @@ static void expect_nothing_live(const char *what, uint64_t k)
     }
 }
 
+/* Runs per sweep: every call up to SWEEP_ALL, then evenly spaced ones, about SWEEP_RUNS in all
+ * (fewer under AddressSanitizer, where a run costs ~7x: the CI's sanitizer stage). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SWEEP_ALL 16
+#define SWEEP_RUNS 40
+#else
+#define SWEEP_ALL 64
+#define SWEEP_RUNS 192
+#endif
+
+static uint64_t sweep_next(uint64_t k, uint64_t calls)
+{
+    uint64_t step = calls > SWEEP_RUNS ? (calls - SWEEP_ALL) / (SWEEP_RUNS - SWEEP_ALL) + 1 : 1;
+    return k < SWEEP_ALL ? k + 1 : k + step;
+}
+
 typedef struct {
     const char *what, *devices;
     const char *env[4][2]; /* name, value */
@@ -125,8 +141,8 @@ static void set_layout(const layout *l, int on)
     }
 }
 
-/* Fallible calls of one clean run, then a run failing at each of them (every `step`-th past the
- * first 64, to bound the time) and a few past the end (no failure then); then each allocation of
+/* Fallible calls of one clean run, then a run failing at each of them (evenly spaced ones past the
+ * first SWEEP_ALL, to bound the time) and a few past the end (no failure then); then each allocation of
  * the clean run refused as out of memory (the prover may fall back: no prefetch, smaller pieces;
  * or report G16_ERR_NOMEM). */
 static void sweep_prove(const fixture *f, const layout *l)
@@ -140,9 +156,9 @@ static void sweep_prove(const fixture *f, const layout *l)
     if (g16_prove(got, f->p, f->r, (const g16_fr *const *)f->w, f->count, &o, &err) != G16_OK)
         fail_msg("%s: %s", l->what, err.msg);
     assert_true(same_as_cpu(f, got));
-    uint64_t calls = g16__fake_gpu_calls(), step = calls > 256 ? calls / 192 : 1, errors = 0, runs = 0;
+    uint64_t calls = g16__fake_gpu_calls(), errors = 0, runs = 0;
     expect_nothing_live(l->what, 0);
-    for (uint64_t k = 1; k <= calls + 4; k += k < 64 ? 1 : step) {
+    for (uint64_t k = 1; k <= calls + 4; k = sweep_next(k, calls)) {
         memset(got, 0, f->count * sizeof *got);
         err.msg[0] = 0;
         g16__fake_gpu_fail_at(k);
@@ -156,7 +172,7 @@ static void sweep_prove(const fixture *f, const layout *l)
     g16__fake_gpu_fail_alloc_at(0);
     assert_int_equal(g16_prove(got, f->p, f->r, (const g16_fr *const *)f->w, f->count, &o, &err), G16_OK);
     uint64_t nalloc = g16__fake_gpu_allocs(), nomem_errors = 0;
-    for (uint64_t k = 1; k <= nalloc; k++) {
+    for (uint64_t k = 1; k <= nalloc; k = sweep_next(k, nalloc)) {
         memset(got, 0, f->count * sizeof *got);
         err.msg[0] = 0;
         g16__fake_gpu_fail_alloc_at(k);
@@ -210,7 +226,7 @@ static uint64_t kept_batches(const fixture *f, g16_proof *got, const g16_prove_o
     assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f->w, f->count, o, &err), G16_OK);
     uint64_t calls = g16__fake_gpu_calls();
     kept_errors = 0;
-    for (uint64_t k = 1; k <= calls + 2; k++) {
+    for (uint64_t k = 1; k <= calls + 2; k = sweep_next(k, calls)) {
         memset(got, 0, f->count * sizeof *got);
         g16__fake_gpu_fail_at(k);
         g16_status st = g16_prover_prove(pv, got, (const g16_fr *const *)f->w, f->count, o, &err);
@@ -309,7 +325,7 @@ static void test_fault_sticky(void **state)
     uint64_t calls = g16__fake_gpu_calls(), errors = 0;
     g16_prover_destroy(pv);
     g16__fake_gpu_sticky(1);
-    for (uint64_t k = 1; k <= calls; k++) {
+    for (uint64_t k = 1; k <= calls; k = sweep_next(k, calls)) {
         pv = NULL;
         g16__fake_gpu_fail_at(0);
         assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
