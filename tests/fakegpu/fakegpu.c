@@ -42,7 +42,7 @@ static uint64_t fk_calls, fk_fail;
 static uint64_t fk_allocs, fk_fail_alloc; /* allocation calls; the one refused as out of memory */
 static int fk_sticky;                      /* an injected failure breaks every later call */
 static uint64_t fk_broken;                 /* the call that broke them (0: none) */
-static unsigned fk_opens[FK_MAX_DEV]; /* contexts opened per device */
+static unsigned fk_opens[FK_MAX_DEV];      /* contexts opened per device */
 static int fk_ndev = 1;
 static size_t fk_card = (size_t)16 << 30;
 
