@@ -416,19 +416,20 @@ static void up_start(g16__gpu_prover *gp, int q, size_t first, size_t count)
 }
 
 /* gp->q[q] := the handle of points [first, first + count): the upload in flight when it is that
- * chunk (its error, if it failed), else a synchronous upload now. */
+ * chunk and it worked, else a synchronous upload now. A background upload that failed is tried
+ * once more here, so that its error is this chunk's own: the upload of the first chunk of the next
+ * proof runs after the batch has returned, and a failure there (memory taken by another process
+ * meanwhile, say) would otherwise fail the next batch with an error of the idle time
+ * (test_fakegpu_faults saw it); a lasting fault fails again here. */
 static g16_status up_take(g16__gpu_prover *gp, int q, size_t first, size_t count, g16_error *err)
 {
     chunk_up *u = &gp->up;
     up_join(gp);
-    if (u->gp && u->q == q && u->first == first && u->count == count && (u->m || u->st != G16_OK)) {
-        g16_status st = u->st;
+    if (u->gp && u->q == q && u->first == first && u->count == count && u->m) {
         gp->q[q] = u->m;
         u->m = NULL;
         u->gp = NULL;
-        if (st != G16_OK && err)
-            *err = u->err;
-        return st;
+        return G16_OK;
     }
     up_drop(gp);
     return q_create(gp, q, first, count, err);
