@@ -82,8 +82,9 @@ static int same_as_cpu(const fixture *f, const g16_proof *got)
     return 1;
 }
 
-/* The outcome of one run with a failure injected: proofs = CPU, or G16_ERR_DEVICE naming the
- * call; nothing left on the fake devices. Returns 1 for an error, 0 for success. */
+/* The outcome of one run with a failure injected: the CPU's proofs, or the injected error
+ * (G16_ERR_DEVICE naming the call; G16_ERR_NOMEM for a refused allocation, nomem = 1). Returns 1
+ * for an error, 0 for success. */
 static int check_outcome(const fixture *f, g16_status st, const g16_error *err, const g16_proof *got,
                          const char *what, uint64_t k, int nomem)
 {
@@ -94,7 +95,7 @@ static int check_outcome(const fixture *f, g16_status st, const g16_error *err, 
         return 0;
     }
     if (st != (nomem ? G16_ERR_NOMEM : G16_ERR_DEVICE) || !strstr(err->msg, "injected failure"))
-        fail_msg("%s, failure at call %llu: status %d (%s), message '%s' (expected the injected device error)", what,
+        fail_msg("%s, failure at call %llu: status %d (%s), message '%s' (expected the injected error)", what,
                  (unsigned long long)k, (int)st, g16_strerror(st), err->msg);
     return 1;
 }
@@ -141,10 +142,10 @@ static void set_layout(const layout *l, int on)
     }
 }
 
-/* Fallible calls of one clean run, then a run failing at each of them (evenly spaced ones past the
- * first SWEEP_ALL, to bound the time) and a few past the end (no failure then); then each allocation of
- * the clean run refused as out of memory (the prover may fall back: no prefetch, smaller pieces;
- * or report G16_ERR_NOMEM). */
+/* Fallible calls of one clean run, then a run failing at each of them (evenly spaced ones past
+ * the first SWEEP_ALL, to bound the time) and a few past the end (no failure then); then each
+ * allocation of the clean run refused as out of memory (the prover may fall back: no prefetch,
+ * smaller pieces; or report G16_ERR_NOMEM). */
 static void sweep_prove(const fixture *f, const layout *l)
 {
     g16_error err = {0, ""};
