@@ -41,7 +41,7 @@ static uint64_t fk_calls, fk_fail;
 static uint64_t fk_allocs, fk_fail_alloc; /* allocation calls; the one refused as out of memory */
 static int fk_sticky;                      /* an injected failure breaks every later call */
 static uint64_t fk_broken;                 /* the call that broke them (0: none) */
-static unsigned fk_opens[FK_MAX_DEV];      /* contexts opened per device */
+static size_t fk_opens[FK_MAX_DEV];        /* contexts opened per device */
 static int fk_ndev = 1;
 static size_t fk_card = (size_t)16 << 30;
 
@@ -122,21 +122,26 @@ void g16__fake_gpu_fail_alloc_at(uint64_t k)
     pthread_mutex_unlock(&fk_mu);
 }
 
-uint64_t g16__fake_gpu_allocs(void)
+/* The hooks' reads: a counter, or a per-device counter (0 for a device out of range), under fk_mu. */
+static uint64_t locked_read(const uint64_t *v)
 {
     pthread_mutex_lock(&fk_mu);
-    uint64_t k = fk_allocs;
+    uint64_t k = *v;
     pthread_mutex_unlock(&fk_mu);
     return k;
 }
 
-unsigned g16__fake_gpu_opens(int dev)
+static size_t locked_read_dev(const size_t *per_dev, int dev)
 {
     pthread_mutex_lock(&fk_mu);
-    unsigned k = dev >= 0 && dev < FK_MAX_DEV ? fk_opens[dev] : 0;
+    size_t k = dev >= 0 && dev < FK_MAX_DEV ? per_dev[dev] : 0;
     pthread_mutex_unlock(&fk_mu);
     return k;
 }
+
+uint64_t g16__fake_gpu_allocs(void) { return locked_read(&fk_allocs); }
+
+unsigned g16__fake_gpu_opens(int dev) { return (unsigned)locked_read_dev(fk_opens, dev); }
 
 void g16__fake_gpu_sticky(int on)
 {
@@ -156,29 +161,11 @@ void g16__fake_gpu_fail_at(uint64_t k)
     pthread_mutex_unlock(&fk_mu);
 }
 
-uint64_t g16__fake_gpu_calls(void)
-{
-    pthread_mutex_lock(&fk_mu);
-    uint64_t k = fk_calls;
-    pthread_mutex_unlock(&fk_mu);
-    return k;
-}
+uint64_t g16__fake_gpu_calls(void) { return locked_read(&fk_calls); }
 
-size_t g16__fake_gpu_used(int dev)
-{
-    pthread_mutex_lock(&fk_mu);
-    size_t u = dev >= 0 && dev < FK_MAX_DEV ? fk_used[dev] : 0;
-    pthread_mutex_unlock(&fk_mu);
-    return u;
-}
+size_t g16__fake_gpu_used(int dev) { return locked_read_dev(fk_used, dev); }
 
-size_t g16__fake_gpu_peak(int dev)
-{
-    pthread_mutex_lock(&fk_mu);
-    size_t u = dev >= 0 && dev < FK_MAX_DEV ? fk_peak[dev] : 0;
-    pthread_mutex_unlock(&fk_mu);
-    return u;
-}
+size_t g16__fake_gpu_peak(int dev) { return locked_read_dev(fk_peak, dev); }
 
 void g16__fake_gpu_peak_reset(int dev)
 {
