@@ -1326,7 +1326,7 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
         return g16__error(err, G16_ERR_ARG, "gpu msm: NULL handle, output or scalars");
     if (m->g2 != g2)
         return g16__error(err, G16_ERR_ARG, "gpu msm: a %s handle run as %s", m->g2 ? "G2" : "G1", g2 ? "G2" : "G1");
-    if ((st = check_opts(opts, err)) != G16_OK || (st = fk_call("g16_msm_accumulate<<<...>>>", err)) != G16_OK)
+    if ((st = check_opts(opts, err)) != G16_OK)
         return st;
     need = g16__gpu_msm_scratch_bytes(n, g2);
     if (!m->scratch || m->scratch->bytes < need) {
@@ -1337,6 +1337,10 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
             return st;
         }
     }
+    /* the kernels fail after the scratch is taken, as msm.cu's do (fixed_alloc and pip_ensure first):
+     * a failed run keeps its handle's scratch */
+    if ((st = fk_call("g16_msm_accumulate<<<...>>>", err)) != G16_OK)
+        return st;
     if (opts && opts->device_scalars)
         need_range(m->g, scalars, nsets * n * sizeof *scalars, "g16__gpu_msm_run (device scalars)", 1);
     need_range(m->g, m->bases, n * aff_size(g2), "g16__gpu_msm_run (bases)", 1);

@@ -305,6 +305,57 @@ static void test_fault_kept_prover(void **state)
     fixture_free(&f);
 }
 
+/* A failed batch leaves the device as a clean batch does: what a kept prover holds between batches
+ * (its buffers and resident queries), no MSM scratch on top, which the next batch's memory plan
+ * does not count (the largest run's scratch is what it keeps free). Resident layouts only: with
+ * streamed queries the chunk upload thread may hold the next chunk after a batch, clean or not. */
+static void test_fault_device_use(void **state)
+{
+    (void)state;
+    fixture f;
+    g16_error err = {0, ""};
+    fixture_make(&f, 600, 2);
+    g16_proof *got = calloc(f.count, sizeof *got);
+    assert_non_null(got);
+    static const layout layouts[] = {
+        {"resident, SpMV on the device", "0", {{NULL, NULL}}},
+        {"resident, a/b/c from the CPU, every circuit early", "0", {{"G16_GPU_SPMV", "0"}, {"G16_GPU_EARLY_W", "2"}}},
+        {"resident, MSMs in pieces of 224 points", "0", {{"G16_GPU_PIECE", "224"}}},
+    };
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = "gpu", .devices = layouts[i].devices};
+        g16_prover *pv = NULL;
+        uint64_t errors = 0;
+        set_layout(&layouts[i], 1);
+        g16__fake_gpu_fail_at(0);
+        assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
+        g16__fake_gpu_fail_at(0);
+        assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
+        uint64_t calls = g16__fake_gpu_calls();
+        size_t held = g16__fake_gpu_used(0);
+        for (uint64_t k = 1; k <= calls; k = sweep_next(k, calls)) {
+            g16__fake_gpu_fail_at(k);
+            g16_status st = g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err);
+            g16__fake_gpu_fail_at(0);
+            errors += st != G16_OK;
+            size_t used = g16__fake_gpu_used(0);
+            if (used != held) {
+                g16__fake_gpu_dump(stdout);
+                fail_msg("%s, failure at call %llu (%s): %zu device bytes in use after the batch, %zu after a clean "
+                         "one", layouts[i].what, (unsigned long long)k, st == G16_OK ? "no error" : err.msg, used,
+                         held);
+            }
+        }
+        g16_prover_destroy(pv);
+        set_layout(&layouts[i], 0);
+        expect_nothing_live(layouts[i].what, 0);
+        printf("  %s: a batch (%llu calls) failing at each call: %llu errors, the device as after a clean batch\n",
+               layouts[i].what, (unsigned long long)calls, (unsigned long long)errors);
+    }
+    free(got);
+    fixture_free(&f);
+}
+
 /* A sticky failure (a kernel fault: every later call of the process fails, as CUDA's context is
  * then lost): the batch fails with G16_ERR_DEVICE or, when the fault came after its last call,
  * succeeds with the CPU's proofs; every later batch on the kept prover fails with G16_ERR_DEVICE
@@ -364,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_fault_sweep),
         cmocka_unit_test(test_fault_kept_prover),
         cmocka_unit_test(test_fault_sticky),
+        cmocka_unit_test(test_fault_device_use),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
