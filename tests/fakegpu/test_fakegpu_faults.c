@@ -4,7 +4,7 @@
  * e.g. no spare buffer: no prefetch) or fail with G16_ERR_DEVICE and the call in the message --
  * never another proof, a crash, a hang or a leak (device objects counted by the fake; host memory
  * by LeakSanitizer in the sanitizer build). A kept prover must prove correctly after a failed
- * batch. Worker layouts: queries resident (a/b/c from the device and from the CPU, two workers on
+ * batch, and hold no more device memory than after a clean one. Worker layouts: queries resident (a/b/c from the device and from the CPU, two workers on
  * one card and one on each of two), MSMs in pieces, queries streamed in chunks, the H step in two
  * vectors. */
 #include "testutil.h"
@@ -307,8 +307,8 @@ static void test_fault_kept_prover(void **state)
 
 /* A failed batch leaves the device as a clean batch does: what a kept prover holds between batches
  * (its buffers and resident queries), no MSM scratch on top, which the next batch's memory plan
- * does not count (the largest run's scratch is what it keeps free). Resident layouts only: with
- * streamed queries the chunk upload thread may hold the next chunk after a batch, clean or not. */
+ * does not count (the largest run's scratch is what it keeps free). Streamed layouts without the
+ * chunk upload thread only: that thread may hold the next chunk after a batch, clean or not. */
 static void test_fault_device_use(void **state)
 {
     (void)state;
@@ -321,6 +321,11 @@ static void test_fault_device_use(void **state)
         {"resident, SpMV on the device", "0", {{NULL, NULL}}},
         {"resident, a/b/c from the CPU, every circuit early", "0", {{"G16_GPU_SPMV", "0"}, {"G16_GPU_EARLY_W", "2"}}},
         {"resident, MSMs in pieces of 224 points", "0", {{"G16_GPU_PIECE", "224"}}},
+        {"streamed in chunks of 201 points, no upload thread", "0",
+         {{"G16_GPU_STREAM", "1"}, {"G16_GPU_CHUNK", "201"}, {"G16_GPU_STREAM_OVERLAP", "0"}}},
+        {"h, b_g2 resident, the others streamed, no upload thread", "0",
+         {{"G16_GPU_RESIDENT", "h,b_g2"}, {"G16_GPU_CHUNK", "201"}, {"G16_GPU_STREAM_OVERLAP", "0"}}},
+        {"the H step in two vectors", "0", {{"G16_GPU_H_SLOTS", "2"}}},
     };
     for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
         g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = "gpu", .devices = layouts[i].devices};
