@@ -1739,6 +1739,118 @@ static void test_gpu_stream_chunks_limit(void **state)
 /* 100 proofs (10 batches of 10) leave the device's free memory where it was.
  * G16_GPU_TEST_LEAK_BATCHES sets the batch count (1 under compute-sanitizer, where 100 proofs are
  * slow). */
+/* Two workers on one card (G16_DEVICES=0,0): the second plans beside what the first holds and
+ * leaves it what it allocates while proving (g16__gpu_prover_create_shared), so that the memory
+ * both leave free covers both workers' MSMs at once. Opened together (before), each planned
+ * against the whole card, and two MSMs running at once could need more than the card has. Then
+ * whole batches on "0,0" at card sizes from roomy to tight (G16_GPU_MEM_LIMIT): each prover is
+ * refused at creation (G16_ERR_NOMEM) or proves the CPU's proofs; on the fake, the device's peak
+ * stays within the limit. */
+static void test_gpu_shared_card(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    g16_error err = {0, ""};
+    g16__gpu *g = NULL;
+    g16__gpu_prover *gp0 = NULL, *gp1 = NULL;
+    size_t before, after, total, t0, t1, nq[5], whole = 0;
+    char lim[32], desc[512];
+    fixture_make(&f, G16_DEMO_BITS, 20000, 4);
+    g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
+    assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
+    assert_int_equal(g16__gpu_open(&g, 0, &err), G16_OK);
+    nq[0] = f.p->n_h, nq[1] = f.p->n_l, nq[2] = f.p->n_a, nq[3] = f.p->n_b_g1, nq[4] = f.p->n_b_g2;
+    for (int q = 0; q < 5; q++) {
+        size_t w = g16__gpu_msm_scratch_bytes(nq[q], q == 4);
+        whole = w > whole ? w : whole;
+    }
+    /* what one worker holds between proofs, without the matrices and the spare set */
+    char *saved_spmv = env_set("G16_GPU_SPMV", "0"), *saved_pf = env_set("G16_GPU_PREFETCH", "0");
+    assert_int_equal(g16__gpu_prover_create(&gp0, 0, f.p, f.r, &err), G16_OK); /* lazily loaded modules */
+    g16__gpu_prover_destroy(gp0);
+    gp0 = NULL;
+    assert_int_equal(g16__gpu_mem_info(g, &before, &total, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_create(&gp0, 0, f.p, f.r, &err), G16_OK);
+    assert_int_equal(g16__gpu_mem_info(g, &after, &total, &err), G16_OK);
+    g16__gpu_prover_destroy(gp0);
+    gp0 = NULL;
+    env_restore("G16_GPU_PREFETCH", saved_pf);
+    env_restore("G16_GPU_SPMV", saved_spmv);
+    size_t held = before - after, used = total - before;
+
+    /* card sizes: two workers' holdings, one whole-query scratch and the reserve, plus from a few
+     * MiB (too little for a second scratch: whole > the reserve here) to two more scratches */
+    size_t extra[5] = {(size_t)4 << 20, whole / 2, whole + G16__GPU_RESERVE, 2 * whole + G16__GPU_RESERVE,
+                       3 * whole + 2 * G16__GPU_RESERVE};
+    int both = 0, proved = 0;
+    char *saved = env_set("G16_GPU_MEM_LIMIT", "1G");
+    assert_true(whole > G16__GPU_RESERVE + extra[0]);
+    for (int k = 0; k < 5; k++) {
+        size_t room = 2 * held + whole + G16__GPU_RESERVE + extra[k];
+        snprintf(lim, sizeof lim, "%zu", used + room);
+        setenv("G16_GPU_MEM_LIMIT", lim, 1);
+        /* the two workers as prove.c opens them: the second one's plan withholds the first one's
+         * transient bytes; when both are created, what they leave free covers both at once */
+        if (g16__gpu_prover_create(&gp0, 0, f.p, f.r, &err) != G16_OK)
+            fail_msg("first worker limited to %s bytes: %s", lim, err.msg);
+        t0 = g16__gpu_prover_transient_bytes(gp0);
+        g16_status st = g16__gpu_prover_create_shared(&gp1, 0, t0, f.p, f.r, &err);
+        if (st == G16_OK) {
+            /* g was opened before the limit: what is in use now, against the limit */
+            assert_int_equal(g16__gpu_mem_info(g, &after, &total, &err), G16_OK);
+            size_t left = used + room > total - after ? used + room - (total - after) : 0;
+            t1 = g16__gpu_prover_transient_bytes(gp1);
+            g16__gpu_prover_describe(gp1, desc, sizeof desc);
+            printf("  limit %s bytes: %zu left free by both workers, their MSMs take up to %zu + %zu; second: %s\n",
+                   lim, left, t0, t1, desc);
+            assert_true(t0 >= g16__gpu_msm_scratch_bytes(32, 0) && t1 >= g16__gpu_msm_scratch_bytes(32, 0));
+            assert_true(left >= t0 + t1);
+            both++;
+        } else {
+            printf("  limit %s bytes: second worker refused: %s\n", lim, err.msg);
+            assert_int_equal(st, G16_ERR_NOMEM);
+        }
+        g16__gpu_prover_destroy(gp1);
+        g16__gpu_prover_destroy(gp0);
+        gp0 = gp1 = NULL;
+
+        /* a whole batch on two workers sharing the card */
+#ifdef G16_FAKE_GPU
+        g16__fake_gpu_peak_reset(0);
+        size_t base = g16__fake_gpu_used(0);
+#endif
+        memset(gpu, 0xA5, f.count * sizeof *gpu);
+        g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = "gpu", .devices = "0,0"};
+        g16_prover *pv = NULL;
+        st = g16_prover_create(&pv, f.p, f.r, &o, &err);
+        if (st == G16_ERR_NOMEM)
+            continue; /* refused at creation, with the bytes needed */
+        if (st != G16_OK)
+            fail_msg("devices 0,0 limited to %s bytes: %s", lim, err.msg);
+        assert_int_equal(g16_prover_workers(pv), 2);
+        st = g16_prover_prove(pv, gpu, (const g16_fr *const *)f.w, f.count, &o, &err);
+        g16_prover_destroy(pv);
+        if (st != G16_OK)
+            fail_msg("devices 0,0 limited to %s bytes: %s", lim, err.msg);
+        expect_same_proofs(cpu, gpu, f.count, "two workers on one card");
+        proved++;
+#ifdef G16_FAKE_GPU
+        size_t peak = g16__fake_gpu_peak(0) - base;
+        printf("    devices 0,0 proved; device peak %zu bytes of the %zu the limit leaves\n", peak, room);
+        assert_true(peak <= room);
+#endif
+    }
+    assert_true(both > 0);
+    assert_true(proved > 0);
+    env_restore("G16_GPU_MEM_LIMIT", saved);
+    g16__gpu_close(g);
+    free(cpu);
+    free(gpu);
+    fixture_free(&f);
+}
+
 static void test_no_leak(void **state)
 {
     (void)state;
@@ -1791,6 +1903,7 @@ int main(void)
         cmocka_unit_test(test_gpu_mem_limit),
         cmocka_unit_test(test_gpu_h_two_vectors_limit),
         cmocka_unit_test(test_gpu_stream_chunks_limit),
+        cmocka_unit_test(test_gpu_shared_card),
         cmocka_unit_test(test_no_leak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

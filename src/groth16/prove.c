@@ -265,15 +265,15 @@ static void worker_close(worker *wk)
     memset(wk, 0, sizeof *wk);
 }
 
-static g16_status worker_open(worker *wk, int device, const struct g16_params *p, const struct g16_r1cs *r,
-                              g16_error *err)
+static g16_status worker_open(worker *wk, int device, size_t withheld, const struct g16_params *p,
+                              const struct g16_r1cs *r, g16_error *err)
 {
     g16_status st;
     memset(wk, 0, sizeof *wk);
     if (device < 0)
         st = g16__ntt_domain_create(&wk->dom, r->log_n, g16__params_root_generator(p), NULL, err);
     else
-        st = g16__gpu_prover_create(&wk->gp, device, p, r, err);
+        st = g16__gpu_prover_create_shared(&wk->gp, device, withheld, p, r, err);
     size_t w_len = r->num_inputs + r->num_aux;
     int abc = !(wk->gp && g16__gpu_prover_spmv(wk->gp));
     if (st == G16_OK)
@@ -536,6 +536,7 @@ typedef struct {
     batch *b;         /* a prove call's batch, or NULL when opening the worker */
     g16_prover *pv;
     size_t index;     /* worker index; worker 0 runs on the caller's thread */
+    size_t withheld;  /* opening: bytes of its device left to the workers opened on it before */
     g16_status st;    /* opening: the result */
     g16_error err;
     pthread_t th;
@@ -568,7 +569,8 @@ static void *worker_open_main(void *arg)
     worker_arg *wa = arg;
     if (wa->index > 0)
         name_thread("prover open", wa->index);
-    wa->st = worker_open(&wa->pv->wk[wa->index], wa->pv->dev[wa->index], wa->pv->p, wa->pv->r, &wa->err);
+    wa->st = worker_open(&wa->pv->wk[wa->index], wa->pv->dev[wa->index], wa->withheld, wa->pv->p, wa->pv->r,
+                         &wa->err);
     return NULL;
 }
 
@@ -932,6 +934,46 @@ static void run_workers(worker_arg *wa, size_t nw, void *(*fn)(void *))
     }
 }
 
+/* Opens the prover's workers: those on different devices in parallel, those sharing a device
+ * (G16_DEVICES=0,0) one after another, in rounds: each plans its device memory beside what the
+ * ones before it hold and leaves them what they allocate while proving (their MSMs' scratch,
+ * streamed chunks), so that two workers' MSMs running at once on the card both fit. Opened
+ * together, each would plan against the whole card. wa: room for pv->nw arguments. */
+static g16_status open_workers(g16_prover *pv, worker_arg *wa, g16_error *err)
+{
+    g16_status st = G16_OK;
+    size_t done = 0;
+    for (size_t round = 0; done < pv->nw; round++) {
+        size_t m = 0;
+        for (size_t k = 0; k < pv->nw; k++) {
+            size_t before = 0, withheld = 0;
+            for (size_t j = 0; j < k; j++)
+                if (pv->dev[k] >= 0 && pv->dev[j] == pv->dev[k]) {
+                    before++;
+                    withheld += g16__gpu_prover_transient_bytes(pv->wk[j].gp);
+                }
+            if (before != round)
+                continue;
+            memset(&wa[m], 0, sizeof wa[m]);
+            wa[m].pv = pv;
+            wa[m].index = k;
+            wa[m].withheld = withheld;
+            m++;
+        }
+        run_workers(wa, m, worker_open_main);
+        done += m;
+        for (size_t j = 0; j < m; j++)
+            if (wa[j].st != G16_OK) {
+                st = wa[j].st;
+                if (err)
+                    *err = wa[j].err;
+                goto cleanup;
+            }
+    }
+cleanup:
+    return st;
+}
+
 void g16_prover_destroy(g16_prover *pv)
 {
     if (!pv)
@@ -974,18 +1016,8 @@ g16_status g16_prover_create(g16_prover **out, const g16_params *params, const g
     if ((st = choose_devices(pv->dev, &pv->nw, opts ? opts->backend : NULL, opts ? opts->devices : NULL, max_workers,
                              err)) != G16_OK)
         goto cleanup;
-    for (size_t k = 0; k < pv->nw; k++) {
-        wa[k].pv = pv;
-        wa[k].index = k;
-    }
-    run_workers(wa, pv->nw, worker_open_main);
-    for (size_t k = 0; k < pv->nw; k++)
-        if (wa[k].st != G16_OK) {
-            st = wa[k].st;
-            if (err)
-                *err = wa[k].err;
-            goto cleanup;
-        }
+    if ((st = open_workers(pv, wa, err)) != G16_OK)
+        goto cleanup;
     for (size_t k = 0; k < pv->nw; k++)
         if (pv->wk[k].gp) {
             char line[512];

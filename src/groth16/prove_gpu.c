@@ -97,6 +97,10 @@ struct g16__gpu_prover {
     int h_overlap; /* a, b, c from the host: each input's transforms overlap the next one's copy
                     * (G16_GPU_H_OVERLAP, read once; used when nothing is prefetched) */
     char pin_note[160];
+    /* bytes of the card this worker's plans leave to the other workers on it: what those may
+     * allocate while they prove (g16__gpu_prover_transient_bytes), which is not in use yet when
+     * this worker plans (g16__gpu_prover_create_shared) */
+    size_t withheld;
 };
 
 /* Compaction of the values whose density bit is set, on all threads: the bitmap is cut into
@@ -554,6 +558,23 @@ static size_t chunks_min(const g16__gpu_prover *gp, size_t *c1, size_t *c2)
     return (chunks_need(*c1, *c2) + 14) / 15 * 16;
 }
 
+/* The device's free bytes for this worker's plans: g16__gpu_mem_info's less what the other
+ * workers on the card may still allocate while proving (gp->withheld). */
+static g16_status plan_free(const g16__gpu_prover *gp, size_t *free_b, g16_error *err)
+{
+    size_t total = 0;
+    g16_status st = g16__gpu_mem_info(gp->gpu, free_b, &total, err);
+    *free_b = st != G16_OK ? 0 : *free_b > gp->withheld ? *free_b - gp->withheld : 0;
+    return st;
+}
+
+/* The same withheld bytes as an item of a plan checked by g16__gpu_plan_check. */
+static void plan_add_withheld(const g16__gpu_prover *gp, g16__gpu_plan *plan)
+{
+    if (gp->withheld)
+        g16__gpu_plan_add(plan, "other workers' MSMs on this card", gp->withheld);
+}
+
 /* Streaming chunks: the largest G1 chunk (gp->chunk, at most the largest G1 query) whose stream
  * fits in 15/16 of the free memory less the reserve (the sixteenth for what the bound leaves out:
  * the bases' infinity bitmaps, the pool's rounding), with G2 chunks (gp->chunk2) of half as many
@@ -565,7 +586,7 @@ static size_t chunks_min(const g16__gpu_prover *gp, size_t *c1, size_t *c2)
  * both (tests, A/B). */
 static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
 {
-    size_t free_b = 0, total = 0, n2;
+    size_t free_b = 0, n2;
     const char *env = getenv("G16_GPU_CHUNK");
     if (env && *env) {
         char *end;
@@ -579,7 +600,7 @@ static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
         gp->chunk2 = gp->chunk;
         return G16_OK;
     }
-    g16_status st = g16__gpu_mem_info(gp->gpu, &free_b, &total, err);
+    g16_status st = plan_free(gp, &free_b, err);
     if (st != G16_OK)
         return st;
     size_t room = free_b > G16__GPU_RESERVE ? (free_b - G16__GPU_RESERVE) / 16 * 15 : 0;
@@ -636,6 +657,7 @@ static g16_status vectors_plan(g16__gpu_prover *gp, int slots, g16_error *err)
     g16__gpu_plan_add(&plan, "compaction scratch", g16__gpu_compactor_bytes(max_c));
     /* room for the smallest stream too: three vectors that leave none are worse than two */
     g16__gpu_plan_add(&plan, "smallest streamed chunks", chunks_min(gp, &c1, &c2));
+    plan_add_withheld(gp, &plan);
     return g16__gpu_plan_check(gp->gpu, &plan, err);
 }
 
@@ -722,6 +744,7 @@ static g16_status spare_create(g16__gpu_prover *gp, g16_error *err)
     g16__gpu_plan_init(&plan);
     g16__gpu_plan_add(&plan, gp->spmv ? "next circuit's witness" : "next circuit's a, b, c", bytes);
     g16__gpu_plan_add(&plan, "largest MSM's scratch, kept free", largest_scratch(gp));
+    plan_add_withheld(gp, &plan);
     g16_status st = g16__gpu_plan_check(gp->gpu, &plan, &e);
     if (st == G16_ERR_NOMEM) {
         g16__gpu_plan_format(&plan, what, sizeof what);
@@ -793,6 +816,7 @@ static g16_status spmv_create(g16__gpu_prover *gp, g16_error *err)
         g16__gpu_plan_add(&plan, k == 0 ? "matrix A" : k == 1 ? "matrix B" : "matrix C", matrix_bytes(r, k));
     g16__gpu_plan_add(&plan, "coefficients", r->num_coeffs * sizeof(g16_fr));
     g16__gpu_plan_add(&plan, "largest MSM's scratch, kept free", largest_scratch(gp));
+    plan_add_withheld(gp, &plan);
     st = g16__gpu_plan_check(gp->gpu, &plan, &e);
     if (st == G16_ERR_NOMEM) {
         g16__gpu_plan_format(&plan, what, sizeof what);
@@ -907,9 +931,9 @@ static g16_status piece_env(size_t *piece, g16_error *err)
  * the reason in the notes. 0: not even the bases with the smallest pieces fit (streaming). */
 static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece)
 {
-    size_t free_b = 0, total = 0, need = bases_bytes(gp, Q_ALL) + G16__GPU_RESERVE, avail, p0, p_sm, p_all;
+    size_t free_b = 0, need = bases_bytes(gp, Q_ALL) + G16__GPU_RESERVE, avail, p0, p_sm, p_all;
     size_t n = gp->r->n, nw = gp->r->num_inputs + gp->r->num_aux, sm, spare;
-    if (g16__gpu_mem_info(gp->gpu, &free_b, &total, NULL) != G16_OK)
+    if (plan_free(gp, &free_b, NULL) != G16_OK)
         return 0;
     avail = free_b > need ? free_b - need : 0;
     if ((p0 = piece_for(gp, avail, Q_ALL)) == SIZE_MAX)
@@ -1038,7 +1062,7 @@ static g16_status resident_env(int *mode, unsigned *mask, g16_error *err)
  * G16_GPU_RESIDENT=0. */
 static void plan_queries(g16__gpu_prover *gp, int *spmv, int rmode, unsigned rmask, size_t forced_piece)
 {
-    size_t free_b = 0, total = 0;
+    size_t free_b = 0;
     const char *stream = getenv("G16_GPU_STREAM");
     int stream_all = stream && !strcmp(stream, "1");
     gp->res_mask = 0;
@@ -1049,7 +1073,7 @@ static void plan_queries(g16__gpu_prover *gp, int *spmv, int rmode, unsigned rma
         gp->piece = forced_piece < largest_query(gp, rmask) ? forced_piece : 0;
     } else if (!stream_all && plan_resident(gp, spmv, forced_piece)) {
         gp->res_mask = Q_ALL;
-    } else if (!stream_all && rmode != 2 && g16__gpu_mem_info(gp->gpu, &free_b, &total, NULL) == G16_OK) {
+    } else if (!stream_all && rmode != 2 && plan_free(gp, &free_b, NULL) == G16_OK) {
         gp->res_mask = plan_partial(gp, free_b, &gp->piece, &gp->chunk);
         if (gp->res_mask && forced_piece)
             gp->piece = forced_piece < largest_query(gp, gp->res_mask) ? forced_piece : 0;
@@ -1082,6 +1106,33 @@ static g16_status res_create(g16__gpu_prover *gp, g16_error *err)
 g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struct g16_params *p,
                                   const struct g16_r1cs *r, g16_error *err)
 {
+    return g16__gpu_prover_create_shared(out, device, 0, p, r, err);
+}
+
+size_t g16__gpu_prover_transient_bytes(const g16__gpu_prover *gp)
+{
+    size_t most = 0, pb = 0;
+    if (!gp)
+        return 0;
+    if (gp->res_mask) /* a resident run; in the partial plan beside two streamed chunks' bases */
+        most = largest_scratch(gp);
+    if (gp->res_mask != Q_ALL) {
+        /* the streamed runs (choose_chunk's sixteenth on top of chunks_need) */
+        size_t str = chunks_need(gp->chunk, gp->chunk2), c = gp->chunk > gp->chunk2 ? gp->chunk : gp->chunk2;
+        str += str / 15 + 1;
+        for (int q = 0; q < Q_COUNT; q++)
+            if (!(gp->res_mask >> q & 1) && q_point_bytes(q) > pb)
+                pb = q_point_bytes(q);
+        if (gp->res_mask)
+            most += 2 * c * pb;
+        most = str > most ? str : most;
+    }
+    return most;
+}
+
+g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size_t withheld,
+                                         const struct g16_params *p, const struct g16_r1cs *r, g16_error *err)
+{
     g16_status st = G16_OK;
     g16__gpu_prover *gp = NULL;
     *out = NULL;
@@ -1090,6 +1141,7 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
         return g16__error(err, G16_ERR_NOMEM, "gpu prover: context");
     gp->p = p;
     gp->r = r;
+    gp->withheld = withheld;
     if (pthread_mutex_init(&gp->pf_mu, NULL) != 0) {
         free(gp);
         return g16__error(err, G16_ERR_NOMEM, "gpu prover: mutex");

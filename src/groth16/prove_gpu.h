@@ -80,6 +80,16 @@ typedef struct g16__gpu_prover g16__gpu_prover;
 g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struct g16_params *p,
                                   const struct g16_r1cs *r, g16_error *err);
 void g16__gpu_prover_destroy(g16__gpu_prover *gp); /* NULL is a no-op */
+/* The same for a worker that shares its device with workers created before it: its plans leave
+ * `withheld` bytes of the free memory to them, the sum of their g16__gpu_prover_transient_bytes
+ * (their MSMs' scratch and streamed chunks are allocated while they prove, so the free memory
+ * this worker sees does not show them yet). */
+g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size_t withheld,
+                                         const struct g16_params *p, const struct g16_r1cs *r, g16_error *err);
+/* The most device memory the worker allocates while it proves beyond what it holds between
+ * proofs: its largest resident MSM run's scratch, or its streamed chunks' (bases and scratch), or
+ * in the partial plan a resident run beside two chunks' bases; 0 for NULL. */
+size_t g16__gpu_prover_transient_bytes(const g16__gpu_prover *gp);
 
 /* 1 when the five queries are resident on the device, 0 when some or all are streamed. */
 int g16__gpu_prover_resident(const g16__gpu_prover *gp);
