@@ -347,7 +347,8 @@ g16_status g16_setup(g16_params **out, const g16_r1cs *r1cs, const g16_setup_opt
  * present, else the CPU; one line on stderr says which). NULL: the environment variable
  * G16_BACKEND, else "auto". With the same r and s both backends give the same proof bytes.
  * Devices (GPU backend): one worker per listed CUDA device index (after CUDA_VISIBLE_DEVICES),
- * e.g. "0,1"; an index may repeat (two workers sharing a card); "all" or NULL with G16_DEVICES
+ * e.g. "0,1"; an index may repeat (two workers sharing a card: each plans its device memory beside
+ * the others', room for their MSMs included, so that both run at once); "all" or NULL with G16_DEVICES
  * unset: every visible device. The circuits of a batch go to whichever worker is free; at most
  * `count` workers start. A GPU worker runs the H step and the five MSMs; the parameters' queries
  * stay on its device for the whole batch when they fit (each MSM in pieces when its whole scratch
