@@ -1438,6 +1438,32 @@ static void test_gpu_memory(void **state)
     fixture_free(&f);
 }
 
+/* The device bytes a prover of f's circuit holds between proofs (created once before, so that the
+ * CUDA runtime's lazily loaded modules are not counted); *used: the bytes in use besides. With
+ * plain != 0, without the matrices and the spare set (what a partly resident prover keeps). */
+static size_t prover_held(g16__gpu *g, const fixture *f, int plain, size_t *used)
+{
+    g16_error err = {0, ""};
+    g16__gpu_prover *gp = NULL;
+    size_t before, after, total;
+    char *saved_spmv = plain ? env_set("G16_GPU_SPMV", "0") : NULL;
+    char *saved_pf = plain ? env_set("G16_GPU_PREFETCH", "0") : NULL;
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f->p, f->r, &err), G16_OK);
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    assert_int_equal(g16__gpu_mem_info(g, &before, &total, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f->p, f->r, &err), G16_OK);
+    assert_int_equal(g16__gpu_mem_info(g, &after, &total, &err), G16_OK);
+    g16__gpu_prover_destroy(gp);
+    if (plain) {
+        env_restore("G16_GPU_PREFETCH", saved_pf);
+        env_restore("G16_GPU_SPMV", saved_spmv);
+    }
+    if (used)
+        *used = total - before;
+    return before - after;
+}
+
 /* A card smaller than the H200, emulated with G16_GPU_MEM_LIMIT: the prover keeps the queries
  * resident and runs its MSMs in pieces when the whole queries' scratch does not fit beside them
  * (the proofs the CPU's, no allocation beyond the limit refused); streams them when not even the
@@ -1451,34 +1477,16 @@ static void test_gpu_mem_limit(void **state)
     g16_error err = {0, ""};
     g16__gpu *g = NULL;
     g16__gpu_prover *gp = NULL;
-    size_t before, after, total, held, used, nmax = 0;
+    size_t held, used, nmax = 0;
     char lim[32], desc[512];
     fixture_make(&f, G16_DEMO_BITS, 70000, 2);
     g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
     assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
     assert_int_equal(g16__gpu_open(&g, 0, &err), G16_OK);
-    /* what an unlimited prover holds between proofs (vectors, bases, matrices, spare set) */
-    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK);
-    g16__gpu_prover_destroy(gp);
-    gp = NULL;
-    assert_int_equal(g16__gpu_mem_info(g, &before, &total, &err), G16_OK);
-    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK);
-    assert_int_equal(g16__gpu_mem_info(g, &after, &total, &err), G16_OK);
-    g16__gpu_prover_destroy(gp);
-    gp = NULL;
-    held = before - after;
-    used = total - before;
-    /* the same without the matrices and the spare set: what a partly resident prover keeps */
-    char *saved_spmv = env_set("G16_GPU_SPMV", "0"), *saved_pf = env_set("G16_GPU_PREFETCH", "0");
-    size_t b0, a0;
-    assert_int_equal(g16__gpu_mem_info(g, &b0, &total, &err), G16_OK);
-    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK);
-    assert_int_equal(g16__gpu_mem_info(g, &a0, &total, &err), G16_OK);
-    g16__gpu_prover_destroy(gp);
-    gp = NULL;
-    env_restore("G16_GPU_PREFETCH", saved_pf);
-    env_restore("G16_GPU_SPMV", saved_spmv);
-    size_t held_plain = b0 - a0;
+    /* what an unlimited prover holds between proofs (vectors, bases, matrices, spare set), and
+     * without the matrices and the spare set */
+    held = prover_held(g, &f, 0, &used);
+    size_t held_plain = prover_held(g, &f, 1, NULL);
     size_t nq[5] = {f.p->n_h, f.p->n_l, f.p->n_a, f.p->n_b_g1, f.p->n_b_g2};
     size_t whole = 0, quarter = 0;
     for (int q = 0; q < 5; q++)
@@ -1755,7 +1763,7 @@ static void test_gpu_shared_card(void **state)
     g16_error err = {0, ""};
     g16__gpu *g = NULL;
     g16__gpu_prover *gp0 = NULL, *gp1 = NULL;
-    size_t before, after, total, t0, t1, nq[5], whole = 0;
+    size_t after, total, t0, t1, nq[5], whole = 0;
     char lim[32], desc[512];
     fixture_make(&f, G16_DEMO_BITS, 20000, 4);
     g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
@@ -1767,18 +1775,7 @@ static void test_gpu_shared_card(void **state)
         whole = w > whole ? w : whole;
     }
     /* what one worker holds between proofs, without the matrices and the spare set */
-    char *saved_spmv = env_set("G16_GPU_SPMV", "0"), *saved_pf = env_set("G16_GPU_PREFETCH", "0");
-    assert_int_equal(g16__gpu_prover_create(&gp0, 0, f.p, f.r, &err), G16_OK); /* lazily loaded modules */
-    g16__gpu_prover_destroy(gp0);
-    gp0 = NULL;
-    assert_int_equal(g16__gpu_mem_info(g, &before, &total, &err), G16_OK);
-    assert_int_equal(g16__gpu_prover_create(&gp0, 0, f.p, f.r, &err), G16_OK);
-    assert_int_equal(g16__gpu_mem_info(g, &after, &total, &err), G16_OK);
-    g16__gpu_prover_destroy(gp0);
-    gp0 = NULL;
-    env_restore("G16_GPU_PREFETCH", saved_pf);
-    env_restore("G16_GPU_SPMV", saved_spmv);
-    size_t held = before - after, used = total - before;
+    size_t used, held = prover_held(g, &f, 1, &used);
 
     /* card sizes: two workers' holdings, one whole-query scratch and the reserve, plus from a few
      * MiB (too little for a second scratch: whole > the reserve here) to two more scratches */
