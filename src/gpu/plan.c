@@ -53,6 +53,7 @@ g16_status g16__gpu_plan_check(g16__gpu *g, const g16__gpu_plan *p, g16_error *e
     /* the totals first: the items' breakdown is what the message's 256 bytes may cut */
     char what[256];
     g16__gpu_plan_format(p, what, sizeof what);
-    return g16__error(err, G16_ERR_NOMEM, "gpu: needs %.1f MiB, the device has %.1f MiB free of %.1f MiB (%.0f MiB kept in "
-                      "reserve): %s", mib(need), mib(free_b), mib(total_b), mib(G16__GPU_RESERVE), what);
+    return g16__error(err, G16_ERR_NOMEM,
+                      "gpu: needs %.1f MiB, the device has %.1f MiB free of %.1f MiB (%.0f MiB kept in reserve): %s",
+                      mib(need), mib(free_b), mib(total_b), mib(G16__GPU_RESERVE), what);
 }

@@ -4,9 +4,9 @@
  * e.g. no spare buffer: no prefetch) or fail with G16_ERR_DEVICE and the call in the message --
  * never another proof, a crash, a hang or a leak (device objects counted by the fake; host memory
  * by LeakSanitizer in the sanitizer build). A kept prover must prove correctly after a failed
- * batch, and hold no more device memory than after a clean one. Worker layouts: queries resident (a/b/c from the device and from the CPU, two workers on
- * one card and one on each of two), MSMs in pieces, queries streamed in chunks, the H step in two
- * vectors. */
+ * batch, and hold no more device memory than after a clean one. Worker layouts: queries resident
+ * (a/b/c from the device and from the CPU, two workers on one card and one on each of two), MSMs
+ * in pieces, queries streamed in chunks, the H step in two vectors. */
 #include "testutil.h"
 
 #include <stdio.h>
