@@ -29,14 +29,20 @@ size_t g16__gpu_plan_total(const g16__gpu_plan *p)
 
 static double mib(size_t b) { return (double)b / (1024.0 * 1024.0); }
 
+/* "item X MiB + item Y MiB" from offset k of buf (k < len); returns the new offset */
+static int format_items(const g16__gpu_plan *p, char *buf, size_t len, int k)
+{
+    for (size_t i = 0; i < p->n && k >= 0 && (size_t)k < len; i++)
+        k += snprintf(buf + k, len - (size_t)k, "%s%s %.1f MiB", i ? " + " : "", p->item[i].what,
+                      mib(p->item[i].bytes));
+    return k;
+}
+
 void g16__gpu_plan_format(const g16__gpu_plan *p, char *buf, size_t len)
 {
     if (len == 0)
         return;
-    int k = snprintf(buf, len, "%.1f MiB (", mib(g16__gpu_plan_total(p)));
-    for (size_t i = 0; i < p->n && k > 0 && (size_t)k < len; i++)
-        k += snprintf(buf + k, len - (size_t)k, "%s%s %.1f MiB", i ? " + " : "", p->item[i].what,
-                      mib(p->item[i].bytes));
+    int k = format_items(p, buf, len, snprintf(buf, len, "%.1f MiB (", mib(g16__gpu_plan_total(p))));
     if (k > 0 && (size_t)k < len)
         snprintf(buf + k, len - (size_t)k, ")");
 }
@@ -51,8 +57,8 @@ g16_status g16__gpu_plan_check(g16__gpu *g, const g16__gpu_plan *p, g16_error *e
     if (need <= free_b && free_b - need >= G16__GPU_RESERVE)
         return G16_OK;
     /* the totals first: the items' breakdown is what the message's 256 bytes may cut */
-    char what[256];
-    g16__gpu_plan_format(p, what, sizeof what);
+    char what[256] = "";
+    format_items(p, what, sizeof what, 0);
     return g16__error(err, G16_ERR_NOMEM,
                       "gpu: needs %.1f MiB, the device has %.1f MiB free of %.1f MiB (%.0f MiB kept in reserve): %s",
                       mib(need), mib(free_b), mib(total_b), mib(G16__GPU_RESERVE), what);

@@ -1252,6 +1252,8 @@ static g16_status upload_abc(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
         (st = g16__gpu_upload(gp->gpu, gp->dabc + n, b, bytes, err)) == G16_OK &&
         (st = g16__gpu_upload(gp->gpu, gp->dabc + 2 * n, c, bytes, err)) == G16_OK)
         st = g16__gpu_sync(gp->gpu, err);
+    else
+        (void)g16__gpu_sync(gp->gpu, NULL); /* no copy from a, b, c left in flight (as h_two_vectors) */
     g16__span_end(sp);
     if (st == G16_OK)
         gp->n_uploaded++;
