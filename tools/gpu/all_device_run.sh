@@ -8,6 +8,7 @@
 #   bash tools/gpu/all_device_run.sh run [dir|pack]        # THERE (device tool, carry ["<build-dir>/devpack"])
 #   bash tools/gpu/all_device_run.sh sanitize [dir|pack]   # THERE, another job: compute-sanitizer on every
 #                                                          # GPU test at small sizes
+#   bash tools/gpu/all_device_run.sh prove27 [dir|pack]    # THERE, another job: 2^27 proofs per card size
 # The pack keeps the carry under the tool's 64 MiB (the unpacked binaries are about 100 MB); `run`
 # unpacks it into /tmp. run: the GPU tests against the CPU (field, NTT up to 2^22, MSM up to 2^18
 # and the 2^26 window fallback, prover), memcheck of the MSM at small sizes, bench_gpu_ntt,
@@ -97,8 +98,18 @@ sanitize)
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|Invalid|hazard|PASSED|FAILED" "$OUT/sanitizer.log" | head -30
   printf '%s\n' "${summary[@]}"
   ;;
+prove27)
+  # THERE: 2^27 proofs (one PoRep partition), batch of 3, on the whole card and as smaller cards
+  # (LIMITS: G16_BENCH_MEM_LIMITS items, default "full,23G"), with the trace of the last run for
+  # tools/trace_overlap.py; about 2.5 minutes on the H200 (synthesis and parameters ~75 s once)
+  setup "${2:-}"
+  G16_TRACE_FILE="$OUT/trace27.json" G16_BENCH_MEM_LIMITS="${LIMITS:-full,23G}" step "bench_gpu_prove 27 27" 560 \
+    bench_prove27.log "$D/bench_gpu_prove" 27 27 bits "${BATCH:-3}"
+  grep -E "^\||^g16:" "$OUT/bench_prove27.log"
+  printf '%s\n' "${summary[@]}"
+  ;;
 *)
-  echo "usage: $0 prepare [build-dir] | run [dir|pack] | sanitize [dir|pack]" >&2
+  echo "usage: $0 prepare [build-dir] | run [dir|pack] | sanitize [dir|pack] | prove27 [dir|pack]" >&2
   exit 2
   ;;
 esac
