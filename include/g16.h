@@ -69,7 +69,7 @@ const char *g16_strerror(g16_status status);
  * constraint index, CUDA call@file:line). Caller-allocated. */
 typedef struct {
     g16_status status;
-    char msg[256];
+    char msg[512]; /* (512: a device-memory plan's refusal lists its items) */
 } g16_error;
 
 /* Library version, e.g. "0.1.0". */

@@ -1811,8 +1811,10 @@ static void test_gpu_shared_card(void **state)
             assert_int_equal(st, G16_ERR_NOMEM);
             /* a plan's refusal gives the totals once, then the items (the items used to repeat the total) */
             const char *items = strstr(err.msg, "kept in reserve): ");
-            if (items)
+            if (items) { /* and the message holds them all, the withheld bytes last */
                 assert_false(isdigit((unsigned char)items[strlen("kept in reserve): ")]));
+                assert_non_null(strstr(items, "other workers' MSMs on this card"));
+            }
         }
         g16__gpu_prover_destroy(gp1);
         g16__gpu_prover_destroy(gp0);

@@ -56,8 +56,8 @@ g16_status g16__gpu_plan_check(g16__gpu *g, const g16__gpu_plan *p, g16_error *e
     size_t need = g16__gpu_plan_total(p);
     if (need <= free_b && free_b - need >= G16__GPU_RESERVE)
         return G16_OK;
-    /* the totals first: the items' breakdown is what the message's 256 bytes may cut */
-    char what[256] = "";
+    /* the totals first: the items' breakdown is what the message's length may cut */
+    char what[sizeof err->msg] = "";
     format_items(p, what, sizeof what, 0);
     return g16__error(err, G16_ERR_NOMEM,
                       "gpu: needs %.1f MiB, the device has %.1f MiB free of %.1f MiB (%.0f MiB kept in reserve): %s",
