@@ -1159,6 +1159,104 @@ static void test_gpu_prefetch(void **state)
     fixture_free(&f);
 }
 
+/* The a slot (prove_gpu.h, G16_GPU_PREFETCH=a; chosen by itself when the spare set does not fit):
+ * through the prover calls, on three circuits in page-locked host vectors. A prefetch while the H
+ * is on the device is a no-op (msm.h still reads the first vector); after msm.h the polls copy the
+ * next a, which the next H step of the same a takes (its b and c uploaded as usual), an H step of
+ * another a waits for the copy and uploads its own; release_host forgets it (the host vector then
+ * rewritten: the H step must see the new values); H and the five sums equal the CPU's each time.
+ * With the SpMV on the device the mode is refused with a note. */
+static void test_gpu_prefetch_a(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_BITS, 5000, 3);
+    size_t n = f.r->n;
+    g16_fr *abc[3], *want_h[3], *keep = malloc(3 * n * sizeof(g16_fr));
+    g16__query_sums want[3];
+    g16__ntt_domain *dom = NULL;
+    char desc[512];
+    assert_non_null(keep);
+    assert_int_equal(g16__ntt_domain_create(&dom, f.r->log_n, g16__params_root_generator(f.p), NULL, &err), G16_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(g16__gpu_host_alloc((void **)&abc[i], 3 * n * sizeof(g16_fr), &err), G16_OK);
+        want_h[i] = malloc(3 * n * sizeof(g16_fr));
+        assert_non_null(want_h[i]);
+        assert_int_equal(g16_r1cs_eval(f.r, f.w[i], f.w_len, abc[i], abc[i] + n, abc[i] + 2 * n, n, &err), G16_OK);
+        memcpy(want_h[i], abc[i], 3 * n * sizeof(g16_fr));
+        g16__ntt_groth16_h(dom, want_h[i], want_h[i] + n, want_h[i] + 2 * n);
+        cpu_sums(&f, f.w[i], want_h[i], &want[i]);
+    }
+    char *saved_spmv = env_set("G16_GPU_SPMV", "0");
+    char *saved = env_set("G16_GPU_PREFETCH", "a");
+    g16__gpu_prover *gp = NULL;
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("gpu prover: %s", err.msg);
+    assert_int_equal(g16__gpu_prover_prefetch_mode(gp), G16__GPU_PF_A);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  %s\n", desc);
+    assert_non_null(strstr(desc, "next circuit's a copied during the witness MSMs"));
+    /* the polls before msm.h are no-ops, the one after it copies abc[1]'s a */
+    run_circuit(gp, &f, abc[0], f.w[0], want_h[0], &want[0], abc[1], "circuit 0 (uploads, copies the next a)");
+    expect_counts(gp, 1, 0, 1, "after circuit 0");
+    run_circuit(gp, &f, abc[1], f.w[1], want_h[1], &want[1], abc[2], "circuit 1 (a from the slot)");
+    run_circuit(gp, &f, abc[2], f.w[2], want_h[2], &want[2], abc[0], "circuit 2 (a from the slot)");
+    expect_counts(gp, 3, 2, 1, "after circuits 1, 2");
+    /* abc[0]'s a is in the slot; an H step of another a waits for that copy and uploads */
+    run_circuit(gp, &f, abc[1], f.w[1], want_h[1], &want[1], NULL, "circuit 1 again (another a in the slot)");
+    expect_counts(gp, 3, 2, 2, "after circuit 1 again");
+    /* between the H step and msm.h: no copy (the first vector holds H) */
+    assert_int_equal(g16__gpu_prover_h(gp, abc[2], abc[2] + n, abc[2] + 2 * n, f.w[2], &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[0], abc[0] + n, abc[0] + 2 * n, NULL, &err), G16_OK);
+    expect_counts(gp, 3, 2, 3, "a prefetch while H is on the device");
+    {
+        g16__query_sums got;
+        if (g16__gpu_prover_msms(gp, &got, f.w[2], NULL, NULL, &err) != G16_OK)
+            fail_msg("circuit 2 again: MSMs: %s", err.msg);
+        if (!g16__p1_eq(&got.h, &want[2].h) || !g16__p1_eq(&got.l, &want[2].l) || !g16__p2_eq(&got.b2, &want[2].b2))
+            fail_msg("circuit 2 again: the sums differ from the CPU's");
+    }
+    /* copied, released, rewritten with circuit 2's vectors: the H step must upload the new a */
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[1], abc[1] + n, abc[1] + 2 * n, NULL, &err), G16_OK);
+    expect_counts(gp, 4, 2, 3, "a copied after msm.h");
+    assert_int_equal(g16__gpu_prover_release_host(gp, abc[1], abc[1] + n, abc[1] + 2 * n, NULL, &err), G16_OK);
+    memcpy(keep, abc[1], 3 * n * sizeof(g16_fr));
+    memcpy(abc[1], abc[2], 3 * n * sizeof(g16_fr));
+    run_circuit(gp, &f, abc[1], f.w[2], want_h[2], &want[2], NULL, "slot 1 rewritten after release");
+    memcpy(abc[1], keep, 3 * n * sizeof(g16_fr));
+    expect_counts(gp, 4, 2, 4, "after the release");
+    /* left pending at destroy: harmless */
+    assert_int_equal(g16__gpu_prover_prefetch(gp, abc[0], abc[0] + n, abc[0] + 2 * n, NULL, &err), G16_OK);
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    /* with the SpMV on the device there is nothing to copy: off, and the note says why */
+    env_restore("G16_GPU_SPMV", saved_spmv);
+    saved_spmv = env_set("G16_GPU_SPMV", "1");
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("gpu prover (SpMV): %s", err.msg);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    if (g16__gpu_prover_spmv(gp)) {
+        assert_int_equal(g16__gpu_prover_prefetch_mode(gp), G16__GPU_PF_OFF);
+        assert_non_null(strstr(desc, "no a prefetch"));
+    }
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    env_restore("G16_GPU_PREFETCH", saved);
+    env_restore("G16_GPU_SPMV", saved_spmv);
+    printf("  a slot: copied after msm.h only, taken, waited for under another a, released, left at destroy; "
+           "H and sums = CPU each time\n");
+    for (int i = 0; i < 3; i++) {
+        g16__gpu_host_free(abc[i]);
+        free(want_h[i]);
+    }
+    free(keep);
+    g16__ntt_domain_destroy(dom);
+    fixture_free(&f);
+}
+
 static uint64_t span_count(const char *path)
 {
     g16__trace_stat st;
@@ -1185,7 +1283,7 @@ static void test_gpu_prefetch_batch(void **state)
     char *saved_early = env_set("G16_GPU_EARLY_W", "0");
     for (int spmv = 0; spmv < 2; spmv++) {
         char *saved_spmv = env_set("G16_GPU_SPMV", spmv ? "1" : "0");
-        static const char *const modes[] = {"wait", "1", "0"};
+        static const char *const modes[] = {"wait", "1", "0", "a"};
         for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
             char *saved = env_set("G16_GPU_PREFETCH", modes[m]);
             memset(gpu, 0, f.count * sizeof *gpu);
@@ -1197,8 +1295,10 @@ static void test_gpu_prefetch_batch(void **state)
                                   : "prove/prove.circuit/ntt.h.gpu/gpu.upload_abc";
             /* without a prefetch, a, b, c cross one at a time, each under the previous one's transforms */
             uint64_t one_at_a_time = span_count("prove/prove.circuit/ntt.h.gpu/gpu.upload_a");
-            const char *pf_poll = spmv ? "prove/prove.circuit/gpu.prefetch_w"
-                                       : "prove/prove.circuit/gpu.prefetch_abc";
+            int a_slot = !strcmp(modes[m], "a");
+            const char *pf_poll = spmv     ? "prove/prove.circuit/gpu.prefetch_w"
+                                  : a_slot ? "prove/prove.circuit/gpu.prefetch_a"
+                                           : "prove/prove.circuit/gpu.prefetch_abc";
             /* a root: the synth thread has no parent span */
             const char *pf_synth = spmv ? "prove.prefetch/gpu.prefetch_w" : "prove.prefetch/gpu.prefetch_abc";
             uint64_t used = span_count("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch");
@@ -1220,12 +1320,15 @@ static void test_gpu_prefetch_batch(void **state)
                 assert_int_equal(used, f.count - 1);
                 assert_int_equal(issued, f.count - 1);
                 assert_int_equal(uploaded, 1);
-            } else if (!strcmp(modes[m], "0")) {
+            } else if (!strcmp(modes[m], "0") || (a_slot && spmv)) { /* (the a slot needs a, b, c from the host) */
                 assert_int_equal(issued, 0);
                 assert_int_equal(used, 0);
                 assert_int_equal(one_at_a_time, spmv ? 0 : f.count);
+            } else if (a_slot) { /* every H step one input at a time, a taken from the slot or uploaded */
+                assert_int_equal(span_count(up), 0);
+                assert_int_equal(used + one_at_a_time, f.count);
             }
-            if (strcmp(modes[m], "0"))
+            if (strcmp(modes[m], "0") && !a_slot)
                 assert_int_equal(one_at_a_time, 0); /* (a prefetch's copies could hold b's back) */
         }
         char *saved = env_set("G16_GPU_PREFETCH", "wait");
@@ -1900,6 +2003,7 @@ int main(void)
         cmocka_unit_test(test_prover_reuse),
         cmocka_unit_test(test_batch_failure),
         cmocka_unit_test(test_gpu_prefetch),
+        cmocka_unit_test(test_gpu_prefetch_a),
         cmocka_unit_test(test_gpu_prefetch_batch),
         cmocka_unit_test(test_gpu_early_witness),
         cmocka_unit_test(test_bad_devices),

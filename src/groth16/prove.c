@@ -619,7 +619,8 @@ static void serial_run(batch *b, worker *wk)
  * stream as soon as the slot is READY (prefetch_early: only when no prefetch is pending, i.e. the
  * spare device set is free), and while the MSMs of the circuit in slot `cur` run the GPU stage
  * polls the other slot (prefetch_next, between the MSMs) for the case the spare set was still
- * busy then; the next H step takes the copies without an upload. Why this is safe:
+ * busy then; the next H step takes the copies without an upload (in the a slot mode, without a
+ * spare set, only the polls copy, the next a alone, once msm.h is done). Why this is safe:
  * - the synth thread writes a slot's a, b, c only while it is FREE (synth_eval), and only reads
  *   them once READY (the check); a READY slot becomes FREE only here, on this thread, after
  *   g16__gpu_prover_release_host, which waits for any prefetch copy still reading it (in the
@@ -678,7 +679,8 @@ static g16_status prefetch_early(pipe_ctx *pc, int slot, size_t nfilled, g16_err
 {
     h_buffers *hb = &pc->wk->hb[slot];
     g16__gpu_prover *gp = pc->wk->gp;
-    if (nfilled == 0 || !gp || !slot_prefetchable(gp, hb) || !g16__gpu_prover_prefetch_mode(gp) ||
+    int mode = gp ? g16__gpu_prover_prefetch_mode(gp) : G16__GPU_PF_OFF; /* (the a slot: the polls only) */
+    if (nfilled == 0 || !gp || !slot_prefetchable(gp, hb) || (mode != G16__GPU_PF_SPARE && mode != G16__GPU_PF_WAIT) ||
         __atomic_load_n(&pc->b->failed, __ATOMIC_ACQUIRE))
         return G16_OK;
     g16__span sp = g16__span_begin_n("prove.prefetch", pc->idx[slot]);
@@ -752,7 +754,7 @@ static g16_status prefetch_next(void *ctx, g16_error *err)
     int next = pc->cur ^ 1;
     g16__gpu_prover *gp = pc->wk->gp;
     pthread_mutex_lock(&pc->mu);
-    if (g16__gpu_prover_prefetch_mode(gp) == 2 && pc->state[next] != SLOT_READY && !pc->synth_done) {
+    if (g16__gpu_prover_prefetch_mode(gp) == G16__GPU_PF_WAIT && pc->state[next] != SLOT_READY && !pc->synth_done) {
         /* cannot deadlock: the synth thread fills the slots in the same order as this thread takes
          * them, and `next` was freed before this circuit started: it is filling `next`, or has
          * filled it (READY), or has stopped (synth_done); it never waits for `cur` (held here)

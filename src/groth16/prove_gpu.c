@@ -53,7 +53,8 @@ struct g16__gpu_prover {
      * circuit whose set becomes the spare has no work left on the device (its H step and MSMs
      * returned synchronized; g16__gpu_prover_prefetch waits for both streams anyway before
      * writing the spare). pf_pending: copies of host pf_a, pf_b, pf_c into dabc_spare were
-     * enqueued on the side stream, pf_done recorded after them (complete or in flight). */
+     * enqueued on the side stream, pf_done recorded after them (complete or in flight). In mode
+     * G16__GPU_PF_A there is no spare set: pf_a alone was copied into dabc (pf_b, pf_c NULL). */
     g16_fr *dabc_spare;
     /* pf_mu guards the prefetch state and the swap of the two sets: the synth thread may enqueue
      * a prefetch (g16__gpu_prover_prefetch_early) while the GPU stage's thread uses the prover */
@@ -711,21 +712,48 @@ cleanup:
     return st;
 }
 
-/* G16_GPU_PREFETCH: unset, empty or 1: prefetch when the spare set fits; 0: never; wait: as 1, and
- * the pipeline waits for the next circuit during the MSMs (tests: every circuit after the first is
- * prefetched, whatever the timing). */
+/* G16_GPU_PREFETCH: unset, empty or 1: prefetch when the spare set fits, else the a slot where it
+ * applies; 0: never; wait: as 1, and the pipeline waits for the next circuit during the MSMs
+ * (tests: every circuit after the first is prefetched, whatever the timing); a: the a slot only
+ * (tests and A/B runs). */
 static g16_status prefetch_env(int *mode, g16_error *err)
 {
     const char *env = getenv("G16_GPU_PREFETCH");
-    *mode = 1;
+    *mode = G16__GPU_PF_SPARE;
     if (!env || !*env || !strcmp(env, "1"))
         return G16_OK;
     if (!strcmp(env, "0"))
-        *mode = 0;
+        *mode = G16__GPU_PF_OFF;
     else if (!strcmp(env, "wait"))
-        *mode = 2;
+        *mode = G16__GPU_PF_WAIT;
+    else if (!strcmp(env, "a"))
+        *mode = G16__GPU_PF_A;
     else
-        return g16__error(err, G16_ERR_ARG, "G16_GPU_PREFETCH='%s': expected 0, 1 or wait", env);
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_PREFETCH='%s': expected 0, 1, wait or a", env);
+    return G16_OK;
+}
+
+/* The a slot (prove_gpu.h, G16__GPU_PF_A) after the spare set's decision: taken when the knob
+ * allows a prefetch (want) and the spare set is not there, where the layout has it (all queries
+ * resident, so the witness MSMs leave PCIe free; a, b, c from the host one input at a time). */
+static g16_status a_slot_setup(g16__gpu_prover *gp, int want, g16_error *err)
+{
+    if (!want || (gp->pf_mode != G16__GPU_PF_OFF && gp->pf_mode != G16__GPU_PF_A))
+        return G16_OK;
+    size_t len = strlen(gp->pf_note);
+    if (!gp->resident || gp->spmv || gp->h_slots != 3 || !gp->h_overlap || gp->dcheck) {
+        if (want == G16__GPU_PF_A)
+            snprintf(gp->pf_note + len, sizeof gp->pf_note - len, "no a prefetch (it needs resident queries and "
+                     "a, b, c from the host one at a time)");
+        gp->pf_mode = G16__GPU_PF_OFF;
+        return G16_OK;
+    }
+    g16_status st = g16__gpu_event_create(&gp->pf_done, gp->gpu, err);
+    if (st != G16_OK)
+        return st;
+    gp->pf_mode = G16__GPU_PF_A;
+    snprintf(gp->pf_note + len, sizeof gp->pf_note - len, "%snext circuit's a copied during the witness MSMs",
+             len ? "; " : "");
     return G16_OK;
 }
 
@@ -1190,15 +1218,20 @@ g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size
     }
     if (gp->resident && spmv && (st = spmv_create(gp, err)) != G16_OK)
         goto cleanup;
-    if (!gp->resident || !gp->pf_mode) {
+    int want = gp->pf_mode; /* the knob's, before the memory plan's word */
+    if (want == G16__GPU_PF_A) {
+        /* the a slot alone (a_slot_setup) */
+    } else if (!gp->resident || !gp->pf_mode) {
         snprintf(gp->pf_note + strlen(gp->pf_note), sizeof gp->pf_note - strlen(gp->pf_note), "no %s prefetch (%s)",
                  gp->spmv ? "witness" : "a/b/c",
                  gp->resident ? (gp->pf_why ? gp->pf_why : "G16_GPU_PREFETCH=0")
                  : gp->res_mask ? "some queries streamed" : "queries streamed");
-        gp->pf_mode = 0;
+        gp->pf_mode = G16__GPU_PF_OFF;
     } else if ((st = spare_create(gp, err)) != G16_OK) {
         goto cleanup;
     }
+    if ((st = a_slot_setup(gp, want, err)) != G16_OK)
+        goto cleanup;
     *out = gp;
     gp = NULL;
 cleanup:
@@ -1264,6 +1297,8 @@ static g16_status upload_abc(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
  * the device, else a, b, c. */
 static int pf_holds(const g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c, const g16_fr *w)
 {
+    if (gp->pf_mode == G16__GPU_PF_A) /* a alone, into the current set */
+        return gp->pf_pending && gp->pf_a == a;
     if (gp->spmv)
         return gp->pf_pending && gp->pf_w == w;
     return gp->pf_pending && gp->pf_a == a && gp->pf_b == b && gp->pf_c == c;
@@ -1290,11 +1325,20 @@ static g16_status spmv_abc(g16__gpu_prover *gp, g16_error *err)
     return st;
 }
 
+/* cancel with pf_mu held */
+static g16_status cancel_locked(g16__gpu_prover *gp, g16_error *err)
+{
+    if (!gp->pf_pending)
+        return G16_OK;
+    gp->pf_pending = 0; /* forgotten even when the wait fails: the context is then unusable */
+    return g16__gpu_event_sync(gp->pf_done, err);
+}
+
 /* Takes the pending prefetch (pf_mu held, pf_holds checked): waits for its copies (span
  * gpu.wait_prefetch: how much of the upload the MSMs did not hide), then the spare buffer (*spare,
  * elems values) becomes the current one (*cur) and the current one the spare: its circuit's work
  * returned synchronized, nothing on the device uses it any more. Work enqueued after this reads
- * complete data. */
+ * complete data. cur = NULL: the a slot, copied into the current set already (no swap). */
 static g16_status take_prefetch_locked(g16__gpu_prover *gp, g16_fr **cur, g16_fr **spare, uint64_t elems,
                                        g16_error *err)
 {
@@ -1302,12 +1346,13 @@ static g16_status take_prefetch_locked(g16__gpu_prover *gp, g16_fr **cur, g16_fr
     gp->pf_pending = 0;
     g16_status st = g16__gpu_event_sync(gp->pf_done, err);
     g16__span_end(sp);
-    if (st == G16_OK) {
+    if (st == G16_OK && cur) {
         g16_fr *t = *cur;
         *cur = *spare;
         *spare = t;
-        gp->n_prefetch_used++;
     }
+    if (st == G16_OK)
+        gp->n_prefetch_used++;
     return st;
 }
 
@@ -1346,7 +1391,7 @@ static g16_status h_inputs_host(g16__gpu_prover *gp, const g16_fr *a, const g16_
     g16_status st = G16_OK;
     size_t n = gp->r->n;
     pthread_mutex_lock(&gp->pf_mu);
-    int take = pf_holds(gp, a, b, c, NULL);
+    int take = gp->pf_mode != G16__GPU_PF_A && pf_holds(gp, a, b, c, NULL); /* (the a slot: h_overlapped) */
     if (take && (st = take_prefetch_locked(gp, &gp->dabc, &gp->dabc_spare, 3 * n, err)) == G16_OK &&
         !gp->dscal_own) /* the compacted scalars go into the current circuit's b, c */
         gp->dscal = gp->dabc + n;
@@ -1368,8 +1413,9 @@ static g16_status upload_a(g16__gpu_prover *gp, const g16_fr *a, g16_error *err)
     return st;
 }
 
-/* The H step from a, b, c on the host, one input at a time (gp->h_overlap, nothing prefetched, no
- * row check on the device): a uploaded, then its transforms while b crosses PCIe on the side
+/* The H step from a, b, c on the host, one input at a time (gp->h_overlap, no spare set, no row
+ * check on the device): a uploaded (or taken from the a slot, prove_gpu.h: copied into da during
+ * the previous circuit's witness MSMs), then its transforms while b crosses PCIe on the side
  * stream, b's while c does, then c's and the rest. The transforms wait for their input's copy
  * (g16__gpu_upload_side). With the upload in one piece first, the three copies (12.9 GB at 2^27)
  * ran ahead of the step; now b's and c's run under a's and b's transforms: on the H200 as a 24 GB
@@ -1382,13 +1428,21 @@ static g16_status h_overlapped(g16__gpu_prover *gp, const g16_fr *a, const g16_f
     g16_status st = G16_OK;
     size_t n = gp->r->n, bytes = n * sizeof(g16_fr);
     g16_fr *da = gp->dabc, *db = gp->dabc + n, *dc = gp->dabc + 2 * n;
-    if ((st = upload_a(gp, a, err)) != G16_OK || (st = g16__gpu_ntt_h_in(gp->ntt, da, err)) != G16_OK ||
+    int take = 0;
+    pthread_mutex_lock(&gp->pf_mu);
+    if (gp->pf_mode == G16__GPU_PF_A && gp->pf_pending) { /* this a's copy taken, another's waited for */
+        take = pf_holds(gp, a, b, c, NULL);
+        st = take ? take_prefetch_locked(gp, NULL, NULL, n, err) : cancel_locked(gp, err);
+    }
+    pthread_mutex_unlock(&gp->pf_mu);
+    if (st != G16_OK || (!take && (st = upload_a(gp, a, err)) != G16_OK) ||
+        (st = g16__gpu_ntt_h_in(gp->ntt, da, err)) != G16_OK ||
         (st = g16__gpu_upload_side(gp->gpu, db, b, bytes, err)) != G16_OK ||
         (st = g16__gpu_ntt_h_in(gp->ntt, db, err)) != G16_OK ||
         (st = g16__gpu_upload_side(gp->gpu, dc, c, bytes, err)) != G16_OK ||
         (st = g16__gpu_ntt_h_last(gp->ntt, da, db, dc, err)) != G16_OK)
         (void)g16__gpu_sync(gp->gpu, NULL);
-    else
+    else if (!take)
         gp->n_uploaded++;
     return st;
 }
@@ -1440,7 +1494,7 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     if (gp->h_slots == 2) {
         if ((st = h_two_vectors(gp, a, b, c, err)) != G16_OK)
             return st;
-    } else if (a && gp->h_overlap && !gp->pf_mode && !gp->dcheck) {
+    } else if (a && gp->h_overlap && (!gp->pf_mode || gp->pf_mode == G16__GPU_PF_A) && !gp->dcheck) {
         if ((st = h_overlapped(gp, a, b, c, err)) != G16_OK)
             return st;
     } else {
@@ -1710,15 +1764,6 @@ uint64_t g16__gpu_prover_check_first_bad(const g16__gpu_prover *gp) { return gp-
 
 int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp) { return gp->pf_mode; }
 
-/* cancel with pf_mu held */
-static g16_status cancel_locked(g16__gpu_prover *gp, g16_error *err)
-{
-    if (!gp->pf_pending)
-        return G16_OK;
-    gp->pf_pending = 0; /* forgotten even when the wait fails: the context is then unusable */
-    return g16__gpu_event_sync(gp->pf_done, err);
-}
-
 g16_status g16__gpu_prover_prefetch_cancel(g16__gpu_prover *gp, g16_error *err)
 {
     pthread_mutex_lock(&gp->pf_mu);
@@ -1732,7 +1777,8 @@ g16_status g16__gpu_prover_release_host(g16__gpu_prover *gp, const g16_fr *a, co
 {
     g16_status st = G16_OK;
     pthread_mutex_lock(&gp->pf_mu);
-    if (gp->pf_pending && (gp->spmv ? gp->pf_w == w : (gp->pf_a == a || gp->pf_b == b || gp->pf_c == c)))
+    if (gp->pf_pending && (gp->spmv ? gp->pf_w == w : (gp->pf_a == a || (gp->pf_b && gp->pf_b == b) ||
+                                                        (gp->pf_c && gp->pf_c == c))))
         st = cancel_locked(gp, err);
     pthread_mutex_unlock(&gp->pf_mu);
     return st;
@@ -1745,12 +1791,17 @@ static g16_status enqueue_locked(g16__gpu_prover *gp, const g16_fr *a, const g16
 {
     g16_status st = G16_OK;
     size_t n = gp->r->n, bytes = n * sizeof(g16_fr), nw = gp->r->num_inputs + gp->r->num_aux;
-    g16__span sp = gp->spmv ? g16__span_begin_n("gpu.prefetch_w", nw) : g16__span_begin_n("gpu.prefetch_abc", 3 * n);
+    int a_slot = gp->pf_mode == G16__GPU_PF_A;
+    g16__span sp = gp->spmv ? g16__span_begin_n("gpu.prefetch_w", nw)
+                   : a_slot ? g16__span_begin_n("gpu.prefetch_a", n)
+                            : g16__span_begin_n("gpu.prefetch_abc", 3 * n);
     /* (one statement per step: as a single ?: expression, the event's record once bound to the
      * a, b, c arm only, and a witness prefetch was taken without waiting for its copy; the fake
      * GPU's race check found it, tests/fakegpu) */
     if (gp->spmv) {
         st = g16__gpu_upload_side_nowait(gp->gpu, gp->dw_spare, w, nw * sizeof(g16_fr), err);
+    } else if (a_slot) {
+        st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc, a, bytes, err);
     } else {
         st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare, a, bytes, err);
         if (st == G16_OK)
@@ -1767,8 +1818,8 @@ static g16_status enqueue_locked(g16__gpu_prover *gp, const g16_fr *a, const g16
         goto cleanup;
     }
     gp->pf_a = a;
-    gp->pf_b = b;
-    gp->pf_c = c;
+    gp->pf_b = a_slot ? NULL : b;
+    gp->pf_c = a_slot ? NULL : c;
     gp->pf_w = w;
     gp->pf_pending = 1;
     gp->n_prefetched++;
@@ -1784,7 +1835,7 @@ g16_status g16__gpu_prover_prefetch_early(g16__gpu_prover *gp, const g16_fr *a, 
     pthread_mutex_lock(&gp->pf_mu);
     /* pending (the current circuit's own prefetch not taken yet, or this one): the spare set is
      * not free, the GPU stage's polls will do it */
-    if (gp->pf_mode && !gp->pf_pending)
+    if ((gp->pf_mode == G16__GPU_PF_SPARE || gp->pf_mode == G16__GPU_PF_WAIT) && !gp->pf_pending)
         st = enqueue_locked(gp, a, b, c, w, err);
     pthread_mutex_unlock(&gp->pf_mu);
     return st;
@@ -1796,6 +1847,9 @@ g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const 
     g16_status st = G16_OK;
     pthread_mutex_lock(&gp->pf_mu);
     if (!gp->pf_mode || pf_holds(gp, a, b, c, w))
+        goto cleanup;
+    /* the a slot: the first vector holds the current circuit's H until msm.h has read it */
+    if (gp->pf_mode == G16__GPU_PF_A && (gp->have_h || !a))
         goto cleanup;
     /* Both streams drained first: a previous prefetch's copies (side stream) and any work still
      * enqueued on the main stream (none between the synchronous MSMs; after an error, possibly
