@@ -688,6 +688,50 @@ static void test_batch_failure(void **state)
     fixture_free(&f);
 }
 
+/* Two unsatisfied witnesses in one batch, two workers (on one card: it runs wherever test_batch_failure
+ * does): the error names the lower of the two, as the CPU's does, every time. With the rows checked on
+ * the device (the SpMV there, the default) only the GPU stage finds a bad row; it used to skip every
+ * circuit once any circuit had failed, so when the worker holding circuit 2 failed first, the other
+ * worker skipped circuit 1 and the batch named circuit 2 (24 of 30 runs on the fake GPU). */
+static void test_batch_failure_lowest(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    g16_error err = {0, ""};
+    char cpu_msg[sizeof err.msg];
+    fixture_make(&f, G16_DEMO_BITS, 2000, 4);
+    g16_proof *got = calloc(f.count, sizeof *got);
+    assert_non_null(got);
+    size_t k = g16_cs_num_inputs(f.cs) + 1; /* an aux value: breaks a constraint */
+    for (size_t bad = 1; bad <= 2; bad++)
+        g16__fr_add(&f.w[bad][k], &f.w[bad][k], &f.w[bad][0]);
+    assert_int_equal(prove_with(&f, got, "cpu", NULL, &err), G16_ERR_UNSATISFIED);
+    assert_non_null(strstr(err.msg, "circuit 1"));
+    snprintf(cpu_msg, sizeof cpu_msg, "%s", err.msg);
+    static const char *const spmv[] = {"1", "0"};
+    for (size_t m = 0; m < sizeof spmv / sizeof spmv[0]; m++) {
+        char *saved = env_set("G16_GPU_SPMV", spmv[m]);
+        g16_prover *pv = NULL;
+        g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = "gpu", .devices = "0,0"};
+        assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
+        for (int it = 0; it < 10; it++) {
+            assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err),
+                             G16_ERR_UNSATISFIED);
+            if (strcmp(err.msg, cpu_msg) != 0)
+                fail_msg("G16_GPU_SPMV=%s, two workers, run %d: '%s', the CPU said '%s'", spmv[m], it, err.msg,
+                         cpu_msg);
+        }
+        g16_prover_destroy(pv);
+        env_restore("G16_GPU_SPMV", saved);
+        printf("  G16_GPU_SPMV=%s, two workers, circuits 1 and 2 unsatisfied: circuit 1 named, as by the CPU, in 10 "
+               "runs\n", spmv[m]);
+    }
+    free(got);
+    fixture_free(&f);
+}
+
 /* The GPU worker's H step (H left on the device) equals the CPU's g16__ntt_groth16_h, for the
  * bellman domain and for a snarkjs-style generator (5), at several sizes. */
 static void test_gpu_h_step(void **state)
@@ -2002,6 +2046,7 @@ int main(void)
         cmocka_unit_test(test_gpu_spmv_rows),
         cmocka_unit_test(test_prover_reuse),
         cmocka_unit_test(test_batch_failure),
+        cmocka_unit_test(test_batch_failure_lowest),
         cmocka_unit_test(test_gpu_prefetch),
         cmocka_unit_test(test_gpu_prefetch_a),
         cmocka_unit_test(test_gpu_prefetch_batch),

@@ -583,6 +583,20 @@ static size_t batch_claim(batch *b)
     return i < b->count ? i : b->count;
 }
 
+/* Circuit idx or one below it failed, so idx's proof cannot change what the call reports. A circuit
+ * below the first failure is still proved: its own failure may be the lowest (with the rows checked on the
+ * device only its proof finds a bad witness; skipped, the batch named a higher circuit than a single
+ * worker proving in order does, test_batch_failure_lowest). */
+static int batch_failed_upto(batch *b, size_t idx)
+{
+    if (!__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE))
+        return 0;
+    pthread_mutex_lock(&b->mu);
+    int upto = b->st != G16_OK && b->bad <= idx;
+    pthread_mutex_unlock(&b->mu);
+    return upto;
+}
+
 static const g16_pvk *batch_pvk(const batch *b)
 {
     return (b->flags & G16_PROVE_NO_VERIFY) ? NULL : b->pv->pvk;
@@ -870,7 +884,7 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
             }
             pre = &pc.early[slot];
         }
-        if (st == G16_OK && !__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE))
+        if (st == G16_OK && !batch_failed_upto(b, i))
             st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, hb, batch_pvk(b),
                               &b->rs[2 * i], &b->rs[2 * i + 1], prefetch ? prefetch_next : NULL, &pc, pre,
                               rows_on_gpu(wk, b->flags), &e);
