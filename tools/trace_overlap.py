@@ -73,7 +73,8 @@ def main(argv):
     print("  " + group("without", miss))
     print("timeline (s, ms, span, thread):")
     for e in rows:
-        print(f"  {(e['ts'] - t0) / 1e6:9.3f} {e['dur'] / 1000.0:9.1f}  {e['name']:<20} {threads.get(e['tid'], e['tid'])}")
+        thread = threads.get(e["tid"], e["tid"])
+        print(f"  {(e['ts'] - t0) / 1e6:9.3f} {e['dur'] / 1000.0:9.1f}  {e['name']:<20} {thread}")
     return 0
 
 
