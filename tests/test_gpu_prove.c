@@ -1065,6 +1065,43 @@ static void expect_counts(g16__gpu_prover *gp, uint64_t prefetched, uint64_t use
                  (unsigned long long)prefetched, (unsigned long long)used, (unsigned long long)uploaded);
 }
 
+/* Three circuits' H step inputs for the prefetch tests: a, b, c in page-locked host vectors (abc[i],
+ * 3n elements), the CPU's H (the first n of want_h[i]) and five sums (want[i]); keep: 3n of scratch. */
+typedef struct {
+    g16_fr *abc[3], *want_h[3], *keep;
+    g16__query_sums want[3];
+} three_circuits;
+
+static void three_make(three_circuits *t, const fixture *f)
+{
+    size_t n = f->r->n;
+    g16_error err = {0, ""};
+    g16__ntt_domain *dom = NULL;
+    t->keep = malloc(3 * n * sizeof(g16_fr));
+    assert_non_null(t->keep);
+    assert_int_equal(g16__ntt_domain_create(&dom, f->r->log_n, g16__params_root_generator(f->p), NULL, &err), G16_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(g16__gpu_host_alloc((void **)&t->abc[i], 3 * n * sizeof(g16_fr), &err), G16_OK);
+        g16_fr *abc = t->abc[i];
+        t->want_h[i] = malloc(3 * n * sizeof(g16_fr));
+        assert_non_null(t->want_h[i]);
+        assert_int_equal(g16_r1cs_eval(f->r, f->w[i], f->w_len, abc, abc + n, abc + 2 * n, n, &err), G16_OK);
+        memcpy(t->want_h[i], abc, 3 * n * sizeof(g16_fr));
+        g16__ntt_groth16_h(dom, t->want_h[i], t->want_h[i] + n, t->want_h[i] + 2 * n);
+        cpu_sums(f, f->w[i], t->want_h[i], &t->want[i]);
+    }
+    g16__ntt_domain_destroy(dom);
+}
+
+static void three_free(three_circuits *t)
+{
+    for (int i = 0; i < 3; i++) {
+        g16__gpu_host_free(t->abc[i]);
+        free(t->want_h[i]);
+    }
+    free(t->keep);
+}
+
 /* The prefetch at the prover's level, on three circuits in page-locked host vectors: taken by the
  * H step of the same pointers (the two device sets swapping roles, H and all five sums right each
  * time, so the compacted a/b scalars follow the current set), kept across an H step of other
@@ -1077,23 +1114,13 @@ static void test_gpu_prefetch(void **state)
     if (!have_device())
         return;
     fixture f;
+    three_circuits t;
     g16_error err = {0, ""};
     fixture_make(&f, G16_DEMO_BITS, 5000, 3);
+    three_make(&t, &f);
     size_t n = f.r->n;
-    g16_fr *abc[3], *want_h[3], *keep = malloc(3 * n * sizeof(g16_fr));
-    g16__query_sums want[3];
-    g16__ntt_domain *dom = NULL;
-    assert_non_null(keep);
-    assert_int_equal(g16__ntt_domain_create(&dom, f.r->log_n, g16__params_root_generator(f.p), NULL, &err), G16_OK);
-    for (int i = 0; i < 3; i++) {
-        assert_int_equal(g16__gpu_host_alloc((void **)&abc[i], 3 * n * sizeof(g16_fr), &err), G16_OK);
-        want_h[i] = malloc(3 * n * sizeof(g16_fr));
-        assert_non_null(want_h[i]);
-        assert_int_equal(g16_r1cs_eval(f.r, f.w[i], f.w_len, abc[i], abc[i] + n, abc[i] + 2 * n, n, &err), G16_OK);
-        memcpy(want_h[i], abc[i], 3 * n * sizeof(g16_fr));
-        g16__ntt_groth16_h(dom, want_h[i], want_h[i] + n, want_h[i] + 2 * n);
-        cpu_sums(&f, f.w[i], want_h[i], &want[i]);
-    }
+    g16_fr **abc = t.abc, **want_h = t.want_h, *keep = t.keep;
+    const g16__query_sums *want = t.want;
     assert_true(memcmp(want_h[0], want_h[1], n * sizeof(g16_fr)) != 0); /* the circuits differ */
 
     char *saved_spmv = env_set("G16_GPU_SPMV", "0"); /* with the SpMV on the device nothing is prefetched */
@@ -1194,12 +1221,7 @@ static void test_gpu_prefetch(void **state)
     env_restore("G16_GPU_SPMV", saved_spmv);
     printf("  prefetch of a/b/c: taken (buffers swapped), kept, replaced, released, cancelled, left at destroy; "
            "off and streaming upload (page-locked, two provers); H and sums = CPU each time\n");
-    for (int i = 0; i < 3; i++) {
-        g16__gpu_host_free(abc[i]);
-        free(want_h[i]);
-    }
-    free(keep);
-    g16__ntt_domain_destroy(dom);
+    three_free(&t);
     fixture_free(&f);
 }
 
@@ -1216,24 +1238,14 @@ static void test_gpu_prefetch_a(void **state)
     if (!have_device())
         return;
     fixture f;
+    three_circuits t;
     g16_error err = {0, ""};
     fixture_make(&f, G16_DEMO_BITS, 5000, 3);
+    three_make(&t, &f);
     size_t n = f.r->n;
-    g16_fr *abc[3], *want_h[3], *keep = malloc(3 * n * sizeof(g16_fr));
-    g16__query_sums want[3];
-    g16__ntt_domain *dom = NULL;
+    g16_fr **abc = t.abc, **want_h = t.want_h, *keep = t.keep;
+    const g16__query_sums *want = t.want;
     char desc[512];
-    assert_non_null(keep);
-    assert_int_equal(g16__ntt_domain_create(&dom, f.r->log_n, g16__params_root_generator(f.p), NULL, &err), G16_OK);
-    for (int i = 0; i < 3; i++) {
-        assert_int_equal(g16__gpu_host_alloc((void **)&abc[i], 3 * n * sizeof(g16_fr), &err), G16_OK);
-        want_h[i] = malloc(3 * n * sizeof(g16_fr));
-        assert_non_null(want_h[i]);
-        assert_int_equal(g16_r1cs_eval(f.r, f.w[i], f.w_len, abc[i], abc[i] + n, abc[i] + 2 * n, n, &err), G16_OK);
-        memcpy(want_h[i], abc[i], 3 * n * sizeof(g16_fr));
-        g16__ntt_groth16_h(dom, want_h[i], want_h[i] + n, want_h[i] + 2 * n);
-        cpu_sums(&f, f.w[i], want_h[i], &want[i]);
-    }
     char *saved_spmv = env_set("G16_GPU_SPMV", "0");
     char *saved = env_set("G16_GPU_PREFETCH", "a");
     g16__gpu_prover *gp = NULL;
@@ -1292,12 +1304,7 @@ static void test_gpu_prefetch_a(void **state)
     env_restore("G16_GPU_SPMV", saved_spmv);
     printf("  a slot: copied after msm.h only, taken, waited for under another a, released, left at destroy; "
            "H and sums = CPU each time\n");
-    for (int i = 0; i < 3; i++) {
-        g16__gpu_host_free(abc[i]);
-        free(want_h[i]);
-    }
-    free(keep);
-    g16__ntt_domain_destroy(dom);
+    three_free(&t);
     fixture_free(&f);
 }
 
