@@ -1308,6 +1308,69 @@ static void test_gpu_prefetch_a(void **state)
     fixture_free(&f);
 }
 
+#ifdef G16_FAKE_GPU
+/* A wait for a prefetch's copies that fails while the context stays usable (the fake injects such a
+ * failure; on CUDA most are sticky): the error reaches the caller, the prefetch is forgotten, and no
+ * copy from the caller's host buffers is left in flight when the error returns -- the caller may
+ * rewrite them next. Three waits: release_host's, a prefetch's of the previous one, and the H
+ * step's taking it. After each, the circuit's H step uploads afresh and gives the CPU's sums. */
+static void expect_failed_wait(g16_status st, const g16_error *err, const char *what)
+{
+    g16__fake_gpu_fail_at(0);
+    if (st != G16_ERR_DEVICE || !strstr(err->msg, "injected failure"))
+        fail_msg("%s: status %d, '%s' (expected the injected failure)", what, (int)st, err->msg);
+    if (g16__fake_gpu_held() != 0)
+        fail_msg("%s: %zu copies from the host buffers still in flight after the error", what, g16__fake_gpu_held());
+}
+
+static void test_gpu_prefetch_failed_wait(void **state)
+{
+    (void)state;
+    fixture f;
+    three_circuits t;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_BITS, 600, 3);
+    three_make(&t, &f);
+    size_t n = f.r->n;
+    g16_fr **abc = t.abc;
+    char *saved_spmv = env_set("G16_GPU_SPMV", "0");
+    char *saved = env_set("G16_GPU_PREFETCH", "a");
+    g16__gpu_prover *gp = NULL;
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("gpu prover: %s", err.msg);
+    assert_int_equal(g16__gpu_prover_prefetch_mode(gp), G16__GPU_PF_A);
+    run_circuit(gp, &f, abc[0], f.w[0], t.want_h[0], &t.want[0], abc[1], "circuit 0 (copies circuit 1's a)");
+    expect_counts(gp, 1, 0, 1, "after circuit 0");
+    assert_true(g16__fake_gpu_held() > 0); /* (held back until something waits for it) */
+    g16__fake_gpu_fail_at(1);
+    expect_failed_wait(g16__gpu_prover_release_host(gp, abc[1], abc[1] + n, abc[1] + 2 * n, NULL, &err), &err,
+                       "release_host");
+    memcpy(t.keep, abc[1], 3 * n * sizeof(g16_fr)); /* rewritten: the old copy must not be taken */
+    memcpy(abc[1], abc[2], 3 * n * sizeof(g16_fr));
+    run_circuit(gp, &f, abc[1], f.w[2], t.want_h[2], &t.want[2], abc[0], "circuit 2 in slot 1 (copies circuit 0's a)");
+    memcpy(abc[1], t.keep, 3 * n * sizeof(g16_fr));
+    expect_counts(gp, 2, 0, 2, "after the failed release");
+    assert_true(g16__fake_gpu_held() > 0);
+    g16__fake_gpu_fail_at(1);
+    expect_failed_wait(g16__gpu_prover_prefetch(gp, abc[1], abc[1] + n, abc[1] + 2 * n, NULL, &err), &err,
+                       "a prefetch of circuit 1 over circuit 0's");
+    run_circuit(gp, &f, abc[0], f.w[0], t.want_h[0], &t.want[0], abc[2], "circuit 0 (copies circuit 2's a)");
+    expect_counts(gp, 3, 0, 3, "after the failed prefetch");
+    g16__fake_gpu_fail_at(1);
+    expect_failed_wait(g16__gpu_prover_h(gp, abc[2], abc[2] + n, abc[2] + 2 * n, f.w[2], &err), &err,
+                       "the H step taking circuit 2's a");
+    run_circuit(gp, &f, abc[2], f.w[2], t.want_h[2], &t.want[2], NULL, "circuit 2 after the failed take");
+    expect_counts(gp, 3, 0, 4, "after the failed take");
+    g16__gpu_prover_destroy(gp);
+    env_restore("G16_GPU_PREFETCH", saved);
+    env_restore("G16_GPU_SPMV", saved_spmv);
+    printf("  failed waits (release, prefetch, take): the error returned, no copy left in flight, the next H "
+           "steps upload and give the CPU's sums\n");
+    three_free(&t);
+    fixture_free(&f);
+}
+#endif
+
 static uint64_t span_count(const char *path)
 {
     g16__trace_stat st;
@@ -2056,6 +2119,9 @@ int main(void)
         cmocka_unit_test(test_batch_failure_lowest),
         cmocka_unit_test(test_gpu_prefetch),
         cmocka_unit_test(test_gpu_prefetch_a),
+#ifdef G16_FAKE_GPU
+        cmocka_unit_test(test_gpu_prefetch_failed_wait),
+#endif
         cmocka_unit_test(test_gpu_prefetch_batch),
         cmocka_unit_test(test_gpu_early_witness),
         cmocka_unit_test(test_bad_devices),

@@ -1325,13 +1325,26 @@ static g16_status spmv_abc(g16__gpu_prover *gp, g16_error *err)
     return st;
 }
 
+/* The pending prefetch is forgotten after the wait for its copies (pf_mu held), which returned st.
+ * Forgotten even when the wait failed: its pointers must never match a host buffer rewritten
+ * later. After a failure both streams are drained as far as the device allows, so that no copy
+ * still reads the caller's host buffers once the error is returned: a failure that leaves the
+ * context usable would otherwise leave the copies running untracked (after a sticky one, CUDA
+ * aborted them). */
+static g16_status forget_locked(g16__gpu_prover *gp, g16_status st)
+{
+    gp->pf_pending = 0;
+    if (st != G16_OK)
+        (void)g16__gpu_sync(gp->gpu, NULL);
+    return st;
+}
+
 /* cancel with pf_mu held */
 static g16_status cancel_locked(g16__gpu_prover *gp, g16_error *err)
 {
     if (!gp->pf_pending)
         return G16_OK;
-    gp->pf_pending = 0; /* forgotten even when the wait fails: the context is then unusable */
-    return g16__gpu_event_sync(gp->pf_done, err);
+    return forget_locked(gp, g16__gpu_event_sync(gp->pf_done, err));
 }
 
 /* Takes the pending prefetch (pf_mu held, pf_holds checked): waits for its copies (span
@@ -1343,8 +1356,7 @@ static g16_status take_prefetch_locked(g16__gpu_prover *gp, g16_fr **cur, g16_fr
                                        g16_error *err)
 {
     g16__span sp = g16__span_begin_n("gpu.wait_prefetch", elems);
-    gp->pf_pending = 0;
-    g16_status st = g16__gpu_event_sync(gp->pf_done, err);
+    g16_status st = forget_locked(gp, g16__gpu_event_sync(gp->pf_done, err));
     g16__span_end(sp);
     if (st == G16_OK && cur) {
         g16_fr *t = *cur;
@@ -1854,8 +1866,7 @@ g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const 
     /* Both streams drained first: a previous prefetch's copies (side stream) and any work still
      * enqueued on the main stream (none between the synchronous MSMs; after an error, possibly
      * some) may use the spare set. Then it is ours until g16__gpu_prover_h takes it. */
-    gp->pf_pending = 0;
-    if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK)
+    if ((st = forget_locked(gp, g16__gpu_sync(gp->gpu, err))) != G16_OK)
         goto cleanup;
     st = enqueue_locked(gp, a, b, c, w, err);
 cleanup:

@@ -39,6 +39,7 @@ static rec *fk_recs;
 static size_t fk_used[FK_MAX_DEV], fk_peak[FK_MAX_DEV];
 static uint64_t fk_calls, fk_fail;
 static uint64_t fk_allocs, fk_fail_alloc; /* allocation calls; the one refused as out of memory */
+static size_t fk_held; /* side copies held back, all contexts (atomic) */
 static int fk_sticky;                      /* an injected failure breaks every later call */
 static uint64_t fk_broken;                 /* the call that broke them (0: none) */
 static size_t fk_opens[FK_MAX_DEV];        /* contexts opened per device */
@@ -175,6 +176,8 @@ void g16__fake_gpu_peak_reset(int dev)
     pthread_mutex_unlock(&fk_mu);
 }
 
+size_t g16__fake_gpu_held(void) { return __atomic_load_n(&fk_held, __ATOMIC_RELAXED); }
+
 size_t g16__fake_gpu_live(void)
 {
     size_t n = 0;
@@ -308,9 +311,10 @@ static void flush(g16__gpu *g, uint64_t upto)
     pthread_mutex_lock(&g->mu);
     size_t k = 0;
     for (size_t i = 0; i < g->npend; i++) {
-        if (g->pending[i].seq <= upto)
+        if (g->pending[i].seq <= upto) {
             memcpy(g->pending[i].dst, g->pending[i].src, g->pending[i].bytes);
-        else
+            __atomic_fetch_sub(&fk_held, 1, __ATOMIC_RELAXED);
+        } else
             g->pending[k++] = g->pending[i];
     }
     g->npend = k;
@@ -679,6 +683,7 @@ g16_status g16__gpu_upload_side_nowait(g16__gpu *g, void *dev, const void *host,
     pthread_mutex_lock(&g->mu);
     int ok = pend_push(&g->pending, &g->npend, &g->cap, (pend){dev, host, bytes, g->side_seq + 1});
     g->side_seq += (uint64_t)ok;
+    __atomic_fetch_add(&fk_held, (size_t)ok, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&g->mu);
     if (!ok)
         return g16__error(err, G16_ERR_NOMEM, "fake gpu: side queue");

@@ -53,6 +53,9 @@ uint64_t g16__fake_gpu_allocs(void);
 unsigned g16__fake_gpu_opens(int dev);
 /* Fallible calls since the last g16__fake_gpu_fail_at (or the start). */
 uint64_t g16__fake_gpu_calls(void);
+/* Side-stream copies held back (queued by g16__gpu_upload_side_nowait, not yet ordered by a wait),
+ * over all contexts: each still reads its host buffer when it runs. */
+size_t g16__fake_gpu_held(void);
 /* Live device bytes (buffers and counted scratch) on device dev. */
 size_t g16__fake_gpu_used(int dev);
 /* Live objects of every kind: device buffers, scratch counts, page-locked host buffers and
