@@ -1739,6 +1739,29 @@ static void test_gpu_mem_limit(void **state)
     expect_same_proofs(cpu, gpu, f.count, "limited memory, MSMs in pieces");
     assert_true(pieces >= 2 * f.count);
 
+    /* the same room without the matrices (a, b, c from the CPU, as on an 80 GB card at 2^27): the
+     * spare set would shrink the pieces, so the default knob takes the a slot instead (the memory
+     * plan's word once kept it off); the proofs the CPU's */
+    char *saved_spmv = env_set("G16_GPU_SPMV", "0");
+    snprintf(lim, sizeof lim, "%zu", used + held_plain + quarter + G16__GPU_RESERVE + ((size_t)4 << 20));
+    setenv("G16_GPU_MEM_LIMIT", lim, 1);
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("prover limited to %s bytes, a, b, c from the CPU: %s", lim, err.msg);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  limit %s bytes, a, b, c from the CPU: %s\n", lim, desc);
+    assert_true(g16__gpu_prover_resident(gp));
+    assert_non_null(strstr(desc, "MSMs in pieces of up to"));
+    assert_non_null(strstr(desc, "no a/b/c prefetch (its spare set would shrink the MSM pieces)"));
+    assert_non_null(strstr(desc, "next circuit's a copied during the witness MSMs"));
+    assert_int_equal(g16__gpu_prover_prefetch_mode(gp), G16__GPU_PF_A);
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    memset(gpu, 0, f.count * sizeof *gpu);
+    if ((st = prove_with(&f, gpu, "gpu", "0", &err)) != G16_OK)
+        fail_msg("proofs limited to %s bytes, the a slot: %s", lim, err.msg);
+    expect_same_proofs(cpu, gpu, f.count, "limited memory, MSMs in pieces, the a slot");
+    env_restore("G16_GPU_SPMV", saved_spmv);
+
     /* room for the bases but not for the smallest pieces' scratch beside them: l, a, b_g1 and
      * b_g2 stay resident, h is streamed (prove_gpu.c, plan_partial); the same proofs */
     size_t pmin = 32, small = 0;

@@ -60,6 +60,7 @@ struct g16__gpu_prover {
      * a prefetch (g16__gpu_prover_prefetch_early) while the GPU stage's thread uses the prover */
     pthread_mutex_t pf_mu;
     int pf_mu_init;
+    int pf_knob; /* G16_GPU_PREFETCH's mode (prefetch_env), before the memory plan's word */
     int pf_mode; /* g16__gpu_prover_prefetch_mode */
     int pf_pending;
     const g16_fr *pf_a, *pf_b, *pf_c, *pf_w;
@@ -955,8 +956,8 @@ static g16_status piece_env(size_t *piece, g16_error *err)
  * largest that fits, piece_for). Then the SpMV's matrices (*spmv) when they leave the pieces at
  * least half as large as without them (the SpMV saves ~0.7 s of CPU per 2^27 circuit on 16 cores;
  * halved pieces add the window sums of twice the runs, ~5% of an MSM), and the prefetch's spare
- * set (gp->pf_mode) only when it leaves them as large. What does not fit is turned off here, with
- * the reason in the notes. 0: not even the bases with the smallest pieces fit (streaming). */
+ * set (gp->pf_mode spare or wait; the a slot needs none) only when it leaves them as large. What
+ * does not fit is turned off here, with the reason in the notes. 0: not even the bases with the smallest pieces fit (streaming). */
 static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece)
 {
     size_t free_b = 0, need = bases_bytes(gp, Q_ALL) + G16__GPU_RESERVE, avail, p0, p_sm, p_all;
@@ -975,7 +976,8 @@ static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece)
         snprintf(gp->spmv_note, sizeof gp->spmv_note,
                  "; A/B/C times the witness on the CPU: the matrices would more than halve the MSM pieces");
     }
-    spare = gp->pf_mode ? (sm ? (nw ? nw : 1) : 3 * n) * sizeof(g16_fr) : 0;
+    spare = gp->pf_mode == G16__GPU_PF_SPARE || gp->pf_mode == G16__GPU_PF_WAIT
+                ? (sm ? (nw ? nw : 1) : 3 * n) * sizeof(g16_fr) : 0;
     p_all = sm + spare < avail ? piece_for(gp, avail - sm - spare, Q_ALL) : SIZE_MAX;
     if (spare && p_all != p_sm) {
         gp->pf_mode = 0;
@@ -1179,10 +1181,11 @@ g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size
     int spmv = 0, rmode = 0;
     unsigned rmask = 0;
     size_t forced_piece = 0;
-    if ((st = prefetch_env(&gp->pf_mode, err)) != G16_OK || (st = spmv_env(&spmv, err)) != G16_OK ||
+    if ((st = prefetch_env(&gp->pf_knob, err)) != G16_OK || (st = spmv_env(&spmv, err)) != G16_OK ||
         (st = piece_env(&forced_piece, err)) != G16_OK || (st = resident_env(&rmode, &rmask, err)) != G16_OK ||
         (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
         goto cleanup;
+    gp->pf_mode = gp->pf_knob;
     if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, g16__params_root_generator(p), NULL, err)) != G16_OK)
         goto cleanup;
     if ((st = vectors_create(gp, err)) != G16_OK)
@@ -1218,7 +1221,9 @@ g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size
     }
     if (gp->resident && spmv && (st = spmv_create(gp, err)) != G16_OK)
         goto cleanup;
-    int want = gp->pf_mode; /* the knob's, before the memory plan's word */
+    /* the knob's mode, not pf_mode: the memory plan may have turned the spare set off already
+     * (plan_resident), which is where the a slot applies (an H100 80GB at 2^27 went without it) */
+    int want = gp->pf_knob;
     if (want == G16__GPU_PF_A) {
         /* the a slot alone (a_slot_setup) */
     } else if (!gp->resident || !gp->pf_mode) {
