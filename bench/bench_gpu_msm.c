@@ -131,7 +131,7 @@ typedef struct {
 
 /* G16_BENCH_UPLOAD_CHUNKS=k: every run with opts.upload_chunks = k; G16_BENCH_WINDOW=c: every
  * run with opts.window = c (msm_gpu.h; 0: automatic) */
-static unsigned upload_chunks, window;
+static unsigned upload_chunks, window, wpp;
 
 static g16_status run(g16__gpu_msm *m, int g2, void *out, const g16_fr *k, const g16__gpu_msm_opts *o,
                       g16_error *err)
@@ -144,6 +144,7 @@ static g16_status run(g16__gpu_msm *m, int g2, void *out, const g16_fr *k, const
     oo.upload_chunks = upload_chunks;
     if (window)
         oo.window = window;
+    oo.windows_per_pass = wpp;
     return g2 ? g16__gpu_msm_run_p2(m, out, k, 1, &oo, err) : g16__gpu_msm_run_p1(m, out, k, 1, &oo, err);
 }
 
@@ -271,6 +272,8 @@ int main(int argc, char **argv)
         upload_chunks = (unsigned)atoi(getenv("G16_BENCH_UPLOAD_CHUNKS"));
     if (getenv("G16_BENCH_WINDOW"))
         window = (unsigned)atoi(getenv("G16_BENCH_WINDOW"));
+    if (getenv("G16_BENCH_WPP"))
+        wpp = (unsigned)atoi(getenv("G16_BENCH_WPP"));
     if (argc > 3) {
         *bench_md() = fopen(argv[3], "w");
         if (!*bench_md()) {
@@ -303,10 +306,11 @@ int main(int argc, char **argv)
     const char *t1 = getenv("G16_MSM_TREE_G1"), *t2 = getenv("G16_MSM_TREE_G2"), *tk = getenv("G16_MSM_TREE_K");
     bench_emit("GPU MSM on %s (%d SMs, %.1f GiB), %s; times in ms; scalar upload in %s "
                "(G16_BENCH_UPLOAD_CHUNKS); window %s (G16_BENCH_WINDOW); accumulation G1 %s, G2 %s "
-               "(G16_MSM_TREE_G1 / _G2: log2 of the tree's slice; 0: the XYZZ levels), tree batch %s\n\n",
+               "(G16_MSM_TREE_G1 / _G2: log2 of the tree's slice; 0: the XYZZ levels), tree batch %s; windows "
+               "per pass %u (G16_BENCH_WPP; 0: one pass)\n\n",
                info.name, info.sm_count, (double)info.total_bytes / (1 << 30), date, chunks,
                window ? getenv("G16_BENCH_WINDOW") : "automatic", t1 ? t1 : "default", t2 ? t2 : "default",
-               tk ? tk : "default");
+               tk ? tk : "default", wpp);
     bench_emit("| group | n | scalars | window | time | sppark (speed-up) | IMAD floor | time / floor | upload | "
                "classify, ones | ones sum | digits | sort | accumulate | reduce | final | final on device (its run) |\n");
     bench_emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -270,6 +270,7 @@ static void sim_sum_to_one(const grp *G, void **a, void **b, uint64_t nseg, uint
 }
 
 static unsigned sim_aff_runs; /* simulated runs whose level 0 was batch-affine */
+static unsigned sim_passes;   /* simulated passes that were not a run's only one */
 static unsigned sim_tree_runs; /* simulated runs with the tree accumulation */
 static unsigned sim_tree_cut;  /* ... of which a run crossed a slice's edge */
 
@@ -331,7 +332,7 @@ static void sim_tree(const grp *G, const msm_plan *pl, const uint32_t *keys, con
  * plan takes it, with threads0 its thread count too). Returns the number of carry levels run. */
 static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr *scal, size_t n, uint32_t c,
                         uint64_t threads0, uint64_t tred, uint32_t per, uint32_t onesQ, int final_host,
-                        uint32_t lanes, uint64_t tree_slice, uint32_t tree_k)
+                        uint32_t lanes, uint64_t tree_slice, uint32_t tree_k, uint32_t wpp)
 {
     size_t words = (n + 31) / 32, xs = G->xyzz_sz;
     unsigned levels = 0;
@@ -358,8 +359,11 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
     memset(&pl, 0, sizeof pl);
     void *W = NULL, *ra = NULL, *rb = NULL, *buckets = NULL, *sp0 = NULL, *sp1 = NULL;
     uint32_t *keys = NULL, *vals = NULL, *sk0 = NULL, *sk1 = NULL;
-    if (m > 0) {
-        msm_plan_make(&pl, m, c, threads0, tred, per, lanes, threads0);
+    char wall[(256 / 2 + 1) * sizeof(g16_fp) * 8]; /* the passes' window sums (as msm.cu's f->wall) */
+    uint32_t w0 = 0, c_pass = c;
+    while (m > 0) { /* one pass per trip: windows [w0, w0 + pl.nwin) */
+        msm_plan_make_pass(&pl, m, c_pass, w0, wpp, threads0, tred, per, lanes, threads0);
+        c_pass = pl.c;
         msm_plan_tree(&pl, tree_slice, tree_k);
         keys = xmalloc(pl.N * 4);
         vals = xmalloc(pl.N * 4);
@@ -446,12 +450,31 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
             G->reduce(&pl, buckets, ra, t);
         sim_sum_to_one(G, &ra, &rb, pl.nwin, pl.TR);
         W = ra;
+        if (pl.nwin == pl.nwin_all)
+            break;
+        memcpy(wall + (size_t)pl.w0 * xs, W, (size_t)pl.nwin * xs);
+        W = wall;
+        w0 = pl.w0 + pl.nwin;
+        sim_passes++;
+        free(keys);
+        free(vals);
+        free(buckets);
+        free(sk0);
+        free(sk1);
+        free(sp0);
+        free(sp1);
+        free(ra);
+        free(rb);
+        keys = vals = sk0 = sk1 = NULL;
+        buckets = sp0 = sp1 = ra = rb = NULL;
+        if (w0 >= pl.nwin_all)
+            break;
     }
     void *res = xmalloc(xs);
     if (final_host)
-        g16__gpu_msm_final_host(res, G->g2, m ? pl.nwin : 0, pl.c, W, oa);
+        g16__gpu_msm_final_host(res, G->g2, m ? pl.nwin_all : 0, pl.c, W, oa);
     else
-        G->fin(m ? pl.nwin : 0, pl.c, W, oa, res);
+        G->fin(m ? pl.nwin_all : 0, pl.c, W, oa, res);
     G->to_jac(out, res);
     free(res);
     free(inf_bits);
@@ -479,12 +502,16 @@ static void sim_case(const grp *G, input_kind kind, size_t n, unsigned mask)
         uint64_t threads0, tred;
         uint32_t per, onesQ, lanes;
         uint64_t tree;
-        uint32_t tree_k;
-    } shapes[] = {{0, 1000, 1000, 16, 1, 1, 0, 0}, {2, 7, 5, 4, 2, 1, 0, 0},  {3, 3, 64, 5, 1, 1, 0, 0},
-                  {5, 50, 3, 4, 3, 1, 0, 0},       {6, 13, 2, 6, 1, 1, 0, 0}, {3, 2, 7, 4, 1, 4, 0, 0},
-                  {4, 1, 5, 5, 2, 7, 0, 0},        {6, 1, 3, 4, 1, 2, 0, 0},
+        uint32_t tree_k, wpp;
+    } shapes[] = {{0, 1000, 1000, 16, 1, 1, 0, 0, 0}, {2, 7, 5, 4, 2, 1, 0, 0, 0},  {3, 3, 64, 5, 1, 1, 0, 0, 0},
+                  {5, 50, 3, 4, 3, 1, 0, 0, 0},       {6, 13, 2, 6, 1, 1, 0, 0, 0}, {3, 2, 7, 4, 1, 4, 0, 0, 0},
+                  {4, 1, 5, 5, 2, 7, 0, 0, 0},        {6, 1, 3, 4, 1, 2, 0, 0, 0},
                   /* tree accumulation: one slice; slices of 7 entries, 4 per batch; 16 and 5 */
-                  {0, 1000, 1000, 16, 1, 1, 1u << 30, 32}, {3, 5, 7, 4, 2, 1, 7, 4}, {5, 2, 3, 4, 1, 1, 16, 5}};
+                  {0, 1000, 1000, 16, 1, 1, 1u << 30, 32, 0}, {3, 5, 7, 4, 2, 1, 7, 4, 0}, {5, 2, 3, 4, 1, 1, 16, 5, 0},
+                  /* passes: of 1 window (the automatic c), of 5 (c = 5: 52 windows, the last pass 2), of 3
+                   * with the batch-affine level 0, of 2 with the tree */
+                  {0, 7, 5, 4, 1, 1, 0, 0, 1}, {5, 13, 3, 4, 2, 1, 0, 0, 5}, {4, 1, 5, 5, 1, 7, 0, 0, 3},
+                  {3, 5, 7, 4, 2, 1, 7, 4, 2}};
     void *bases = xmalloc(n * G->aff_sz);
     g16_fr *k = xmalloc(n * sizeof *k);
     char want[sizeof(g16_p2)], got[sizeof(g16_p2)];
@@ -496,7 +523,7 @@ static void sim_case(const grp *G, input_kind kind, size_t n, unsigned mask)
         if (shapes[s].c == 2 && n > (G->g2 ? 3 : 16))
             continue; /* 128 windows on the host: slow, and the small sizes cover them */
         sim_msm(G, got, bases, k, n, shapes[s].c, shapes[s].threads0, shapes[s].tred, shapes[s].per,
-                shapes[s].onesQ, (int)(s % 2), shapes[s].lanes, shapes[s].tree, shapes[s].tree_k);
+                shapes[s].onesQ, (int)(s % 2), shapes[s].lanes, shapes[s].tree, shapes[s].tree_k, shapes[s].wpp);
         expect_same(G, got, want, "simulation", n, kind, shapes[s].c);
     }
     free(bases);
@@ -562,11 +589,11 @@ static void test_sim_random(void **state)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
             if (g == 1 && sizes[i] > 33)
                 continue;
-            sim_case(&groups[g], IN_RANDOM, sizes[i], g ? 0x68b : 0x7ff);
+            sim_case(&groups[g], IN_RANDOM, sizes[i], g ? 0x368b : 0x7fff);
         }
     printf("  %u simulated runs with the batch-affine level 0, %u with the tree accumulation (%u with a run "
-           "cut by a slice)\n", sim_aff_runs, sim_tree_runs, sim_tree_cut);
-    assert_true(sim_aff_runs > 0 && sim_tree_runs > 0 && sim_tree_cut > 0);
+           "cut by a slice), %u passes of runs in several\n", sim_aff_runs, sim_tree_runs, sim_tree_cut, sim_passes);
+    assert_true(sim_aff_runs > 0 && sim_tree_runs > 0 && sim_tree_cut > 0 && sim_passes > 0);
 }
 
 static void test_sim_edges(void **state)
@@ -576,7 +603,7 @@ static void test_sim_edges(void **state)
         for (int kind = 1; kind < IN_COUNT; kind++)
             sim_case(&groups[g], (input_kind)kind, g ? 16 : 48,
                      (g ? 0x09u << (kind % 2) : 0x0du << (kind % 2)) | (0x20u << (kind % 3)) |
-                         (0x100u << (kind % 3)));
+                         (0x100u << (kind % 3)) | (0x800u << (kind % 4)));
 }
 
 /* The carry levels really run: one bucket holding everything (equal scalars) over many threads. */
@@ -590,22 +617,22 @@ static void test_sim_levels(void **state)
     g16_p1 want, got;
     make_input(G, IN_EQUAL, bases, k, n);
     assert_int_equal(G->cpu(&want, bases, k, n), G16_OK);
-    unsigned lv = sim_msm(G, &got, bases, k, n, 10, 100, 4, 4, 1, 0, 1, 0, 0);
+    unsigned lv = sim_msm(G, &got, bases, k, n, 10, 100, 4, 4, 1, 0, 1, 0, 0, 0);
     expect_same(G, &got, &want, "simulation (levels)", n, IN_EQUAL, 10);
     printf("  equal scalars, n = %zu, 100 threads: %u carry levels\n", n, lv);
     assert_true(lv >= 3);
     /* the same with the batch-affine level 0: 4 threads of 8 lanes, every lane inside one run */
     unsigned runs = sim_aff_runs;
-    lv = sim_msm(G, &got, bases, k, n, 4, 4, 4, 4, 1, 0, 8, 0, 0);
+    lv = sim_msm(G, &got, bases, k, n, 4, 4, 4, 4, 1, 0, 8, 0, 0, 0);
     expect_same(G, &got, &want, "simulation (levels, affine)", n, IN_EQUAL, 4);
     assert_true(sim_aff_runs == runs + 1 && lv >= 2);
     /* the tree accumulation: runs of 200 entries cut into slices of 64 (6 rounds each),
      * and one slice holding them whole */
     runs = sim_tree_runs;
     unsigned cut = sim_tree_cut;
-    sim_msm(G, &got, bases, k, n, 10, 100, 4, 4, 1, 0, 1, 64, 6);
+    sim_msm(G, &got, bases, k, n, 10, 100, 4, 4, 1, 0, 1, 64, 6, 0);
     expect_same(G, &got, &want, "simulation (tree, slices of 64)", n, IN_EQUAL, 10);
-    sim_msm(G, &got, bases, k, n, 10, 3, 4, 4, 1, 0, 1, 1024, 32);
+    sim_msm(G, &got, bases, k, n, 10, 3, 4, 4, 1, 0, 1, 1024, 32, 0);
     expect_same(G, &got, &want, "simulation (tree, one slice)", n, IN_EQUAL, 10);
     assert_true(sim_tree_runs == runs + 2 && sim_tree_cut > cut);
     free(bases);
@@ -1183,6 +1210,40 @@ static void test_dev_batch(void **state)
                 fail_msg("%s device scalars: %s", G->name, err.msg);
             g16__gpu_free(g, dk);
             expect_same(G, dres, RES(got, 1), "device scalars", n, IN_RANDOM, 0);
+        }
+        {
+            /* in passes of 1, 2 and 5 windows (device scalars read in place, as the prover runs
+             * them), and the batch in passes of 3 with its phases timed: the same results */
+            void *dk = NULL;
+            char dres[sizeof(g16_p2)], pres[3 * sizeof(g16_p2)];
+            double pph[G16__GPU_MSM_PH_COUNT] = {0};
+            static const unsigned wpps[] = {1, 2, 5};
+            g16__gpu_msm_opts op;
+            assert_int_equal(g16__gpu_alloc(g, &dk, n * sizeof(g16_fr), "test scalars", &err), G16_OK);
+            assert_int_equal(g16__gpu_upload(g, dk, k + n, n * sizeof(g16_fr), &err), G16_OK);
+            for (size_t i = 0; i < sizeof wpps / sizeof wpps[0]; i++) {
+                memset(&op, 0, sizeof op);
+                op.device_scalars = 1;
+                op.windows_per_pass = wpps[i];
+                memset(dres, 0x5a, sizeof dres);
+                if (G->run(m, dres, dk, 1, &op, &err) != G16_OK)
+                    fail_msg("%s passes of %u windows: %s", G->name, wpps[i], err.msg);
+                expect_same(G, dres, RES(got, 1), "passes (device scalars)", n, IN_RANDOM, 0);
+            }
+            g16__gpu_free(g, dk);
+            memset(&op, 0, sizeof op);
+            op.windows_per_pass = 3;
+            op.phase_ms = pph;
+            memset(pres, 0x5a, sizeof pres);
+            if (G->run(m, pres, k, nsets, &op, &err) != G16_OK)
+                fail_msg("%s batch in passes of 3: %s", G->name, err.msg);
+            for (size_t s = 0; s < nsets; s++)
+                expect_same(G, RES(pres, s), RES(got, s), "batch in passes of 3", n, IN_RANDOM, 0);
+            assert_true(pph[G16__GPU_MSM_PH_SORT] > 0 && pph[G16__GPU_MSM_PH_ACCUM] > 0 &&
+                        pph[G16__GPU_MSM_PH_REDUCE] > 0);
+            printf("  device %s: passes of 1, 2, 5 windows (device scalars) and a batch in passes of 3 = one pass; "
+                   "sort %.2f, accumulate %.2f, reduce %.2f ms (batch, in passes)\n", G->name,
+                   pph[G16__GPU_MSM_PH_SORT], pph[G16__GPU_MSM_PH_ACCUM], pph[G16__GPU_MSM_PH_REDUCE]);
         }
         if (G->oneshot(g, RES(got, 0), bases, k + n, n, &err) != G16_OK)
             fail_msg("%s one-shot: %s", G->name, err.msg);

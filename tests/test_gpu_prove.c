@@ -315,6 +315,7 @@ static uint64_t query_spans(const char *q, const char *leaf)
 
 /* Runs of msm.h in pieces (prove_gpu.c's views) in the last traced call. */
 static uint64_t h_piece_runs(void) { return query_spans("h", "gpu.msm_piece"); }
+static uint64_t h_pass_runs(void) { return query_spans("h", "gpu.msm_passes"); }
 
 /* Synchronous query uploads (prove_gpu.c's q_create) in the last traced call; early: those of the
  * early witness MSMs (prove.witness_early) instead. */
@@ -1634,10 +1635,11 @@ static void test_gpu_memory(void **state)
 #ifdef G16_FAKE_GPU
     {
         /* while proving: what the prover holds plus the largest query's MSM scratch (counted by the
-         * fake at g16__gpu_msm_scratch_bytes) plus the compaction's and small buffers, no more */
+         * fake at g16__gpu_msm_scratch_bytes_opts: device scalars, one pass) plus the compaction's
+         * and small buffers, no more */
         size_t nq[5] = {f.p->n_h, f.p->n_l, f.p->n_a, f.p->n_b_g1, f.p->n_b_g2}, scratch = 0;
         for (int q = 0; q < 5; q++) {
-            size_t b = g16__gpu_msm_scratch_bytes(nq[q], q == 4);
+            size_t b = g16__gpu_msm_scratch_bytes_opts(nq[q], q == 4, 1, 0);
             scratch = b > scratch ? b : scratch;
         }
         g16_proof pr[1];
@@ -1715,10 +1717,12 @@ static void test_gpu_mem_limit(void **state)
         whole = w > whole ? w : whole;
         quarter = k > quarter ? k : quarter;
     }
-    /* room for a quarter of the largest query per run, not for the whole */
+    /* room for a quarter of the largest query per run, not for the whole: pieces when the passes
+     * are off (G16_GPU_PASSES=0; with them, below) */
     assert_true(whole > quarter + ((size_t)8 << 20));
     snprintf(lim, sizeof lim, "%zu", used + held + quarter + G16__GPU_RESERVE + ((size_t)4 << 20));
     char *saved = env_set("G16_GPU_MEM_LIMIT", lim);
+    char *saved_passes = env_set("G16_GPU_PASSES", "0");
     if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
         fail_msg("prover limited to %s bytes: %s", lim, err.msg);
     g16__gpu_prover_describe(gp, desc, sizeof desc);
@@ -1761,6 +1765,33 @@ static void test_gpu_mem_limit(void **state)
         fail_msg("proofs limited to %s bytes, the a slot: %s", lim, err.msg);
     expect_same_proofs(cpu, gpu, f.count, "limited memory, MSMs in pieces, the a slot");
     env_restore("G16_GPU_SPMV", saved_spmv);
+
+    /* the first room with the passes (the default): every query's MSM whole, in passes of fewer
+     * windows (one pass's scratch does not fit), one run of msm.h per proof; the proofs the CPU's */
+    env_restore("G16_GPU_PASSES", saved_passes);
+    snprintf(lim, sizeof lim, "%zu", used + held + quarter + G16__GPU_RESERVE + ((size_t)4 << 20));
+    setenv("G16_GPU_MEM_LIMIT", lim, 1);
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("prover limited to %s bytes, passes: %s", lim, err.msg);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  limit %s bytes, passes allowed: %s\n", lim, desc);
+    assert_true(g16__gpu_prover_resident(gp));
+    assert_non_null(strstr(desc, "MSMs whole in passes of up to"));
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    memset(gpu, 0, f.count * sizeof *gpu);
+    g16__trace_reset();
+    g16__trace_enable(G16__TRACE_RECORD);
+    st = prove_with(&f, gpu, "gpu", "0", &err);
+    g16__trace_enable(0);
+    uint64_t passes = h_pass_runs(), hpieces = h_piece_runs();
+    g16__trace_reset();
+    if (st != G16_OK)
+        fail_msg("proofs limited to %s bytes, passes: %s", lim, err.msg);
+    expect_same_proofs(cpu, gpu, f.count, "limited memory, MSMs whole in passes");
+    printf("  msm.h: %llu runs in passes, %llu pieces\n", (unsigned long long)passes, (unsigned long long)hpieces);
+    assert_int_equal(passes, f.count);
+    assert_int_equal(hpieces, 0);
 
     /* room for the bases but not for the smallest pieces' scratch beside them: l, a, b_g1 and
      * b_g2 stay resident, h is streamed (prove_gpu.c, plan_partial); the same proofs */

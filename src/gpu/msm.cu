@@ -39,14 +39,18 @@
 #define G16_MSM_TREE_K_G1 32
 #define G16_MSM_TREE_K_G2 16
 #define RANDOM_TABLE 48 /* random bases: sums over subsets of this many points */
+#define MSM_WALL (256 / 2 + 1) /* window sums of a run, at most (c = 2: 128 windows) */
 
-/* Buffers of a run that depend on n only (allocated at the first run, kept with the handle). */
+/* Buffers of a run that depend on n only (allocated at the first run, kept with the handle). scal:
+ * the host scalars' copy, allocated by the first run with host scalars only (scal_mem): device
+ * scalars are read where they are (the prover's H alone is 4.3 GB at 2^27). */
 typedef struct {
     gfr *scal;
     uint8_t *flags;
     uint32_t *iota, *others, *ones_bits;
     int64_t *count;
     void *ones_a, *ones_b; /* ones partials, ping-pong */
+    void *wall;            /* the window sums of a run in passes, gathered (MSM_WALL windows) */
     void *sel_tmp;
     size_t sel_bytes;
     /* the ones' sums: T threads of Q bitmap words each; one piece (one wave of threads) or,
@@ -89,7 +93,7 @@ struct g16__gpu_msm {
     uint32_t tree_k;      /* tree accumulation's batch, at most */
     uint64_t threads_tree; /* resident threads of the tree rounds' kernel */
     /* scratch of the runs: NULL until the first run */
-    void *fixed_mem, *pip_mem, *res;
+    void *fixed_mem, *pip_mem, *res, *scal_mem;
     size_t res_cap; /* results res holds */
     fixed_bufs f;
     pip_bufs p;
@@ -805,7 +809,8 @@ extern "C" void g16__gpu_msm_release_scratch(g16__gpu_msm *m)
     g16__gpu_scratch_free(m->g, m->fixed_mem);
     g16__gpu_scratch_free(m->g, m->pip_mem);
     g16__gpu_scratch_free(m->g, m->res);
-    m->fixed_mem = m->pip_mem = m->res = NULL;
+    g16__gpu_scratch_free(m->g, m->scal_mem);
+    m->fixed_mem = m->pip_mem = m->res = m->scal_mem = NULL;
     m->res_cap = 0;
     memset(&m->f, 0, sizeof m->f);
     memset(&m->p, 0, sizeof m->p);
@@ -822,6 +827,7 @@ extern "C" void g16__gpu_msm_destroy(g16__gpu_msm *m)
     g16__gpu_scratch_free(m->g, m->fixed_mem);
     g16__gpu_scratch_free(m->g, m->pip_mem);
     g16__gpu_scratch_free(m->g, m->res);
+    g16__gpu_scratch_free(m->g, m->scal_mem);
     free(m);
 }
 
@@ -851,6 +857,7 @@ typedef struct {
     cudaEvent_t up[MSM_UP_CHUNKS], set_start;
     unsigned up_nch;  /* chunks of a set's upload (1: one copy on the stream) */
     uint64_t up_len;  /* points per chunk (msm_up_chunks) */
+    const gfr *scal;  /* the set's scalars on the device: f->scal (host scalars), or the caller's */
 } run_ctx;
 
 static uint64_t slots_for(const msm_plan *pl) { return 2 * pl->T0 + 2; }
@@ -890,11 +897,19 @@ static g16_status arena(g16__gpu *g, void **mem, void **ptrs[], const size_t siz
     return G16_OK;
 }
 
-static g16_status fixed_alloc(run_ctx *x, size_t nsets, g16_error *err)
+static g16_status fixed_alloc(run_ctx *x, size_t nsets, int host_scalars, g16_error *err)
 {
     g16_status st = G16_OK;
     size_t n = x->m->n, words = (n + 31) / 32, xs = xyzz_size(x->m->g2);
     fixed_bufs *f = x->f;
+    if (host_scalars && !x->m->scal_mem) {
+        size_t sizes[] = {n * sizeof(gfr)};
+        void **ptrs[] = {(void **)&f->scal};
+        const char *const what[] = {"MSM scalars"};
+        st = arena(x->g, &x->m->scal_mem, ptrs, sizes, what, 1, "MSM scalars", err);
+        if (st != G16_OK)
+            goto cleanup;
+    }
     if (nsets > x->m->res_cap) {
         g16__gpu_scratch_free(x->g, x->m->res);
         x->m->res = NULL;
@@ -912,13 +927,13 @@ static g16_status fixed_alloc(run_ctx *x, size_t nsets, g16_error *err)
     G16_CU(cub::DeviceSelect::Flagged(NULL, f->sel_bytes, (const uint32_t *)NULL, (const uint8_t *)NULL,
                                       (uint32_t *)NULL, (int64_t *)NULL, (int64_t)n, x->s));
     {
-        size_t sizes[] = {n * sizeof(gfr), n, n * 4, n * 4, words * 4, 16, f->ones_Tc * xs, f->ones_Tc * xs,
+        size_t sizes[] = {n, n * 4, n * 4, words * 4, 16, f->ones_Tc * xs, f->ones_Tc * xs, MSM_WALL * xs,
                           f->sel_bytes};
-        void **ptrs[] = {(void **)&f->scal, (void **)&f->flags, (void **)&f->iota, (void **)&f->others,
-                         (void **)&f->ones_bits, (void **)&f->count, &f->ones_a, &f->ones_b, &f->sel_tmp};
-        const char *const what[] = {"MSM scalars", "MSM scalar flags", "MSM index sequence", "MSM other indices",
-                                    "MSM ones bitmap", "MSM count", "MSM ones partial sums", "MSM ones partial sums",
-                                    "MSM compaction scratch"};
+        void **ptrs[] = {(void **)&f->flags, (void **)&f->iota, (void **)&f->others, (void **)&f->ones_bits,
+                         (void **)&f->count, &f->ones_a, &f->ones_b, &f->wall, &f->sel_tmp};
+        const char *const what[] = {"MSM scalar flags", "MSM index sequence", "MSM other indices", "MSM ones bitmap",
+                                    "MSM count", "MSM ones partial sums", "MSM ones partial sums",
+                                    "MSM window sums", "MSM compaction scratch"};
         st = arena(x->g, &x->m->fixed_mem, ptrs, sizes, what, 9, "MSM scratch", err);
         if (st != G16_OK)
             goto cleanup;
@@ -1026,25 +1041,27 @@ cleanup:
     return st;
 }
 
-/* The plan of a run over count non-trivial scalars (the options' window, or the automatic one), with
- * its Pippenger buffers. An automatic window above MSM_LEAN_WINDOW takes more memory than
+/* The plan of a run's pass from window w0 over count non-trivial scalars (window c_pass, the one
+ * the first pass took; 0 for the first: the options' window, or the automatic one), with its
+ * Pippenger buffers. An automatic window above MSM_LEAN_WINDOW takes more memory than
  * MSM_LEAN_WINDOW up to 2^27 scalars (12·2^21 buckets against 13·2^19: about 264 against 228 B
  * per scalar at 2^26, 228 against 218 at 2^27), so when its buffers do not fit the run tries
  * MSM_LEAN_WINDOW, as it ran before the automatic choice reached 22. */
 static g16_status plan_and_ensure(run_ctx *x, msm_plan *pl, uint64_t count, const g16__gpu_msm_opts *o,
-                                  g16_error *err)
+                                  uint32_t c_pass, uint32_t w0, g16_error *err)
 {
     const g16__gpu_msm *m = x->m;
     uint64_t t0 = o && o->threads0 ? o->threads0 : m->threads_acc, taff = o && o->threads0 ? o->threads0 : m->threads_aff;
-    uint32_t c = o ? o->window : 0, carry = o ? o->carry_per : 0, lanes = lanes_for(m, o);
+    uint32_t c = c_pass ? c_pass : o ? o->window : 0, carry = o ? o->carry_per : 0, lanes = lanes_for(m, o);
+    uint32_t wpp = o ? o->windows_per_pass : 0;
     uint32_t tlog = o && o->tree ? (o->tree == 1 ? 0 : o->tree) : m->tree_log;
     uint32_t tk = o && o->tree_k ? o->tree_k : m->tree_k;
     uint64_t slice = tlog ? (uint64_t)1 << tlog : 0;
-    msm_plan_make(pl, count, c, t0, m->threads_red, carry, lanes, taff);
+    msm_plan_make_pass(pl, count, c, w0, wpp, t0, m->threads_red, carry, lanes, taff);
     msm_plan_tree(pl, slice, tk);
     g16_status st = pip_ensure(x, pl, err);
     if (st == G16_ERR_NOMEM && c == 0 && pl->c > MSM_LEAN_WINDOW) {
-        msm_plan_make(pl, count, MSM_LEAN_WINDOW, t0, m->threads_red, carry, lanes, taff);
+        msm_plan_make_pass(pl, count, MSM_LEAN_WINDOW, w0, wpp, t0, m->threads_red, carry, lanes, taff);
         msm_plan_tree(pl, slice, tk);
         st = pip_ensure(x, pl, err);
     }
@@ -1056,6 +1073,20 @@ static g16_status mark(run_ctx *x, int phase, g16_error *err)
     g16_status st = G16_OK;
     if (x->timing)
         G16_CU(cudaEventRecord(x->ev[phase], x->s));
+cleanup:
+    return st;
+}
+
+/* Adds the times of phases [from, to) (their events recorded, ev[to] after them) to ms. */
+static g16_status add_times(run_ctx *x, double *ms, int from, int to, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaEventSynchronize(x->ev[to]));
+    for (int ph = from; ph < to; ph++) {
+        float f = 0;
+        G16_CU(cudaEventElapsedTime(&f, x->ev[ph], x->ev[ph + 1]));
+        ms[ph] += f;
+    }
 cleanup:
     return st;
 }
@@ -1137,7 +1168,7 @@ template <int G2> static g16_status pippenger(run_ctx *x, const msm_plan *pl, co
     pip_bufs *p = x->p;
     size_t xs = xyzz_size(G2);
     (void)o;
-    G16_CU_LAUNCH(k_digits<<<blocks_for(pl->m), TPB, 0, x->s>>>(*pl, x->f->scal, x->f->others, p->k0, p->v0));
+    G16_CU_LAUNCH(k_digits<<<blocks_for(pl->m), TPB, 0, x->s>>>(*pl, x->scal, x->f->others, p->k0, p->v0));
     st = mark(x, G16__GPU_MSM_PH_SORT, err);
     if (st != G16_OK)
         goto cleanup;
@@ -1223,7 +1254,8 @@ cleanup:
     return st;
 }
 
-/* The set's scalars into f->scal, classified (ones bitmap, flags of the others) and the bases of
+/* The set's scalars into f->scal (device scalars: x->scal points at them), classified (ones
+ * bitmap, flags of the others) and the bases of
  * the ones summed into the ones' partial sums (*T of them). Host scalars with opts.upload_chunks
  * = k > 1: chunk by chunk, each chunk's kernels on the stream behind its upload on the side
  * stream (the first chunk's upload is the upload phase; the rest overlaps the classify phase). */
@@ -1239,6 +1271,7 @@ template <int G2> static g16_status classify_ones(run_ctx *x, const g16_fr *scal
     uint32_t Q = nch > 1 ? f->ones_Qc : f->ones_Q;
     cudaStream_t side = g16__gpu_side_stream(x->g);
     *T = nch > 1 ? f->ones_Tc : f->ones_T;
+    x->scal = dev ? (const gfr *)(const void *)scal : f->scal; /* (device scalars: read in place) */
     if (nch > 1) {
         /* the previous set's kernels read f->scal until the stream gets here */
         G16_CU(cudaEventRecord(x->set_start, x->s));
@@ -1251,13 +1284,12 @@ template <int G2> static g16_status classify_ones(run_ctx *x, const g16_fr *scal
             G16_CU(cudaMemcpyAsync(f->scal + i0, scal + i0, (i1 - i0) * sizeof(gfr), cudaMemcpyHostToDevice, side));
             G16_CU(cudaEventRecord(x->up[j], side));
             G16_CU(cudaStreamWaitEvent(x->s, x->up[j], 0));
-        } else {
-            G16_CU(cudaMemcpyAsync(f->scal, scal, n * sizeof(gfr),
-                                   dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, x->s));
+        } else if (!dev) {
+            G16_CU(cudaMemcpyAsync(f->scal, scal, n * sizeof(gfr), cudaMemcpyHostToDevice, x->s));
         }
         if (j == 0 && (st = mark(x, G16__GPU_MSM_PH_CLASSIFY, err)) != G16_OK)
             goto cleanup;
-        G16_CU_LAUNCH(k_classify<<<blocks_for(i1 - i0), TPB, 0, x->s>>>(f->scal, m->inf_bits, i0, i1, f->ones_bits,
+        G16_CU_LAUNCH(k_classify<<<blocks_for(i1 - i0), TPB, 0, x->s>>>(x->scal, m->inf_bits, i0, i1, f->ones_bits,
                                                                        f->flags));
         G16_CU_LAUNCH(k_ones<G2><<<blocks_for(t1 - t0), TPB, 0, x->s>>>(f->ones_bits, words, Q, m->bases, f->ones_a,
                                                                        t0, t1));
@@ -1276,6 +1308,7 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
     int64_t count = 0;
     uint64_t ones_T = 1;
     void *W = NULL, *ones = NULL;
+    int times_from = G16__GPU_MSM_PH_UPLOAD;
     msm_plan pl;
     memset(&pl, 0, sizeof pl);
     void *res = (char *)m->res + set * xs;
@@ -1309,12 +1342,35 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
     if (st != G16_OK)
         goto cleanup;
     if (count > 0) {
-        st = plan_and_ensure(x, &pl, (uint64_t)count, o, err);
-        if (st != G16_OK)
-            goto cleanup;
-        st = G2 ? pippenger<1>(x, &pl, o, &W, err) : pippenger<0>(x, &pl, o, &W, err);
-        if (st != G16_OK)
-            goto cleanup;
+        /* one pass, or passes of windows_per_pass windows (the first one's window for all), their
+         * window sums gathered in f->wall; with timing, each pass's phases added as it ends */
+        uint32_t c_pass = 0, w0 = 0;
+        for (;;) {
+            st = plan_and_ensure(x, &pl, (uint64_t)count, o, c_pass, w0, err);
+            if (st != G16_OK)
+                goto cleanup;
+            st = G2 ? pippenger<1>(x, &pl, o, &W, err) : pippenger<0>(x, &pl, o, &W, err);
+            if (st != G16_OK)
+                goto cleanup;
+            if (pl.nwin == pl.nwin_all)
+                break;
+            G16_CU(cudaMemcpyAsync((char *)f->wall + (size_t)pl.w0 * xs, W, (size_t)pl.nwin * xs,
+                                   cudaMemcpyDeviceToDevice, x->s));
+            c_pass = pl.c;
+            w0 = pl.w0 + pl.nwin;
+            if (w0 >= pl.nwin_all) {
+                W = f->wall;
+                break;
+            }
+            if (x->timing) {
+                if ((st = mark(x, G16__GPU_MSM_PH_FINAL, err)) != G16_OK ||
+                    (st = add_times(x, o->phase_ms, times_from, G16__GPU_MSM_PH_FINAL, err)) != G16_OK)
+                    goto cleanup;
+                times_from = G16__GPU_MSM_PH_DIGITS;
+            }
+            if ((st = mark(x, G16__GPU_MSM_PH_DIGITS, err)) != G16_OK)
+                goto cleanup;
+        }
     } else {
         /* no Pippenger part: the phases in between take no time */
         for (int ph = G16__GPU_MSM_PH_SORT; ph <= G16__GPU_MSM_PH_REDUCE; ph++) {
@@ -1329,29 +1385,18 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
     if (!(o && o->final_device)) {
         /* the window sums and the ones' sum to the host, combined there (hres + set) */
         char hw[(256 / 2 + 1) * sizeof(g2_xyzz)];
-        uint32_t nwin = count > 0 ? pl.nwin : 0;
+        uint32_t nwin = count > 0 ? pl.nwin_all : 0;
         if (nwin)
             G16_CU(cudaMemcpyAsync(hw, W, nwin * xs, cudaMemcpyDeviceToHost, x->s));
         G16_CU(cudaMemcpyAsync(hw + nwin * xs, ones, xs, cudaMemcpyDeviceToHost, x->s));
         G16_CU(cudaStreamSynchronize(x->s));
         g16__gpu_msm_final_host(hres + set * xs, G2, nwin, pl.c, hw, hw + nwin * xs);
     } else {
-        G16_CU_LAUNCH(k_final<G2><<<1, 32, 0, x->s>>>(count > 0 ? pl.nwin : 0, pl.c, W, ones, res));
+        G16_CU_LAUNCH(k_final<G2><<<1, 32, 0, x->s>>>(count > 0 ? pl.nwin_all : 0, pl.c, W, ones, res));
     }
     st = mark(x, G16__GPU_MSM_PH_COUNT, err);
-cleanup:
-    return st;
-}
-
-static g16_status add_times(run_ctx *x, double *ms, g16_error *err)
-{
-    g16_status st = G16_OK;
-    G16_CU(cudaEventSynchronize(x->ev[G16__GPU_MSM_PH_COUNT]));
-    for (int ph = 0; ph < G16__GPU_MSM_PH_COUNT; ph++) {
-        float f = 0;
-        G16_CU(cudaEventElapsedTime(&f, x->ev[ph], x->ev[ph + 1]));
-        ms[ph] += f;
-    }
+    if (st == G16_OK && x->timing)
+        st = add_times(x, o->phase_ms, times_from, G16__GPU_MSM_PH_COUNT, err);
 cleanup:
     return st;
 }
@@ -1417,7 +1462,7 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
     if (x.timing)
         for (int i = 0; i <= G16__GPU_MSM_PH_COUNT; i++)
             G16_CU(cudaEventCreate(&x.ev[i]));
-    st = fixed_alloc(&x, nsets, err);
+    st = fixed_alloc(&x, nsets, !(o && o->device_scalars), err);
     if (st != G16_OK)
         goto cleanup;
     x.up_nch = 1;
@@ -1437,7 +1482,7 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
          * they do not fit, each set allocates for its own count (fewer non-trivial scalars may
          * fit, and a set that does not gives the error) */
         msm_plan pl;
-        st = plan_and_ensure(&x, &pl, m->n, o, err);
+        st = plan_and_ensure(&x, &pl, m->n, o, 0, 0, err);
         if (st == G16_ERR_NOMEM)
             st = G16_OK;
         if (st != G16_OK)
@@ -1447,11 +1492,6 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
         st = g2 ? run_set<1>(&x, scalars, s, o, hres, err) : run_set<0>(&x, scalars, s, o, hres, err);
         if (st != G16_OK)
             goto cleanup;
-        if (x.timing) {
-            st = add_times(&x, o->phase_ms, err);
-            if (st != G16_OK)
-                goto cleanup;
-        }
     }
     if (o && o->final_device) {
         G16_CU(cudaMemcpyAsync(hres, m->res, nsets * xs, cudaMemcpyDeviceToHost, x.s));

@@ -17,7 +17,9 @@
  *     the CPU's g16__msm_booth_digit; entry (key, val) per window: key = w·B + |d| − 1 with
  *     B = 2^(c−1) buckets per window, val = base index | sign << 31; d = 0 gives key = sent
  *     (= nwin·B, above every bucket). N = nwin·m entries, sorted by key (CUB radix sort on
- *     key_bits bits: bucket runs, sentinels last).
+ *     key_bits bits: bucket runs, sentinels last). With passes (msm_plan_make_pass), steps 2-4
+ *     run once per group of windows, w above counting from the pass's first window; step 6
+ *     takes the window sums of every pass.
  *  3. accumulation levels (acc_thread): level 0 gives each thread `per` consecutive sorted
  *     entries; it sums each run of equal keys into an XYZZ accumulator with mixed additions.
  *     A run wholly inside the range is stored into its bucket; a run that began in an earlier
@@ -355,7 +357,8 @@ G16_HD void gfp2_inv_var(gfp2 *r, const gfp2 *a)
 #define MSM_TREE_KMIN 4u     /* ... and at least (late rounds) */
 
 typedef struct {
-    uint32_t c, nwin, B;   /* window bits, windows, buckets per window (2^(c-1)) */
+    uint32_t c, nwin, B;   /* window bits, windows of this pass, buckets per window (2^(c-1)) */
+    uint32_t w0, nwin_all; /* this pass's first window; windows of the whole MSM, ceil(256/c) */
     uint32_t sent;         /* the sentinel key nwin·B */
     uint32_t key_bits;     /* bits the sort looks at: 2^key_bits > sent */
     uint64_t m;            /* non-trivial scalars */
@@ -459,16 +462,24 @@ G16_HD void msm_up_chunk(uint64_t n, unsigned j, unsigned nch, uint64_t len, uin
     *t1 = j + 1 < nch ? msm_div_up(*i1, 32) / Q : T;
 }
 
-/* The plan for m > 0 non-trivial scalars: window c (0 = automatic), about `threads0` threads at
- * level 0 and `threads_red` in the reduction (the device's resident thread counts; small
- * values in the host tests), `per` entries per thread in the carry levels (0 = default). lanes > 1
- * asks for the batch-affine level 0 with that many lanes (at most MSM_AFF_KMAX) in about
- * `threads_aff` threads; it is taken when each lane gets MSM_AFF_MIN_PER entries or more. */
-G16_HD void msm_plan_make(msm_plan *p, uint64_t m, uint32_t c, uint64_t threads0, uint64_t threads_red, uint32_t per,
-                          uint32_t lanes, uint64_t threads_aff)
+/* The plan of one pass over m > 0 non-trivial scalars: window c (0 = automatic), windows
+ * [w0, w0 + wpp) of the ceil(256/c) (wpp = 0: all from w0; the last pass may have fewer), about
+ * `threads0` threads at level 0 and `threads_red` in the reduction (the device's resident thread
+ * counts; small values in the host tests), `per` entries per thread in the carry levels (0 =
+ * default). lanes > 1 asks for the batch-affine level 0 with that many lanes (at most
+ * MSM_AFF_KMAX) in about `threads_aff` threads; it is taken when each lane gets MSM_AFF_MIN_PER
+ * entries or more. A pass is a whole Pippenger run over its windows (digits, sort, accumulation,
+ * reduction to its window sums): passes of fewer windows divide the entries' and buckets' memory
+ * (msm_gpu.h, windows_per_pass) at the cost of reading the scalars once per pass. */
+G16_HD void msm_plan_make_pass(msm_plan *p, uint64_t m, uint32_t c, uint32_t w0, uint32_t wpp, uint64_t threads0,
+                               uint64_t threads_red, uint32_t per, uint32_t lanes, uint64_t threads_aff)
 {
     p->c = c ? c : msm_window_for(m);
-    p->nwin = (256 + p->c - 1) / p->c;
+    p->nwin_all = (256 + p->c - 1) / p->c;
+    p->w0 = w0 < p->nwin_all ? w0 : p->nwin_all - 1;
+    p->nwin = p->nwin_all - p->w0;
+    if (wpp && wpp < p->nwin)
+        p->nwin = wpp;
     p->B = 1u << (p->c - 1);
     p->sent = p->nwin * p->B;
     p->key_bits = msm_key_bits(p->nwin, p->c);
@@ -503,6 +514,13 @@ G16_HD void msm_plan_make(msm_plan *p, uint64_t m, uint32_t c, uint64_t threads0
     while ((uint64_t)p->L < p->B && total / p->L > want)
         p->L *= 2;
     p->TR = p->B / p->L;
+}
+
+/* The plan of the whole MSM in one pass. */
+G16_HD void msm_plan_make(msm_plan *p, uint64_t m, uint32_t c, uint64_t threads0, uint64_t threads_red, uint32_t per,
+                          uint32_t lanes, uint64_t threads_aff)
+{
+    msm_plan_make_pass(p, m, c, 0, 0, threads0, threads_red, per, lanes, threads_aff);
 }
 
 /* Tree accumulation for plan p (msm_core.cuh, "tree accumulation"; called after msm_plan_make):
@@ -699,7 +717,8 @@ G16_HD int32_t msm_booth_digit(const gfr *k, uint32_t w, uint32_t c)
     return (int32_t)((t + 1) >> 1) - (int32_t)((t >> c) << c);
 }
 
-/* Entries of the j-th non-trivial scalar (base index idx): keys[w·m + j], vals[w·m + j]. */
+/* Entries of the j-th non-trivial scalar (base index idx) in the pass's windows: keys[w·m + j],
+ * vals[w·m + j] for the pass's window w (the MSM's window w0 + w). */
 G16_HD void msm_digits_thread(const msm_plan *p, const gfr *scal, const uint32_t *others, uint32_t *keys,
                               uint32_t *vals, uint64_t j)
 {
@@ -707,7 +726,7 @@ G16_HD void msm_digits_thread(const msm_plan *p, const gfr *scal, const uint32_t
     gfr k;
     msm_scalar_canonical(&k, &scal[idx]);
     for (uint32_t w = 0; w < p->nwin; w++) {
-        int32_t d = msm_booth_digit(&k, w, p->c);
+        int32_t d = msm_booth_digit(&k, p->w0 + w, p->c);
         uint64_t e = (uint64_t)w * p->m + j;
         if (d == 0) {
             keys[e] = p->sent;

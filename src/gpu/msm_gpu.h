@@ -18,7 +18,8 @@
  * A g16__gpu_msm belongs to one g16__gpu context and is used by one thread at a time.
  *
  * Memory (device), for n bases and m non-trivial scalars with window c (nwin = ceil(256/c)):
- * bases n·96 B (G1) / n·192 B (G2), plus per run: scalars n·32 B, about 9 B·n for the
+ * bases n·96 B (G1) / n·192 B (G2), plus per run: scalars n·32 B (host scalars only: device
+ * scalars are read in place), about 9 B·n for the
  * classification, 16·nwin·m B for the sorted digit entries (two key and two value arrays) and
  * CUB's temporary space, nwin·2^(c−1) XYZZ buckets (192 B / 384 B each), and small per-thread
  * arrays; with the batch-affine level 0 (opts.lanes > 1, off by default) also K lanes per level-0
@@ -90,6 +91,13 @@ typedef struct {
                              * summed (a wave of threads per chunk) as soon as it has arrived;
                              * 0 (default): 8 from 2^23 points, else 1 (msm_core.cuh,
                              * MSM_UP_AUTO_MIN: Filecoin-like G1 2^26 202.0 -> 191.7 ms) */
+    unsigned windows_per_pass; /* 0: the Pippenger part in one pass over all windows; w > 0: in
+                                * passes of at most w windows (each a digits, sort, accumulation
+                                * and reduction of its own), which divides the entries' and
+                                * buckets' memory by about nwin / w for one more read of the
+                                * scalars per pass: how a resident query whose whole run does not
+                                * fit runs over all its bases at once (the prover), instead of in
+                                * pieces with a window sum each */
 } g16__gpu_msm_opts;
 
 typedef struct g16__gpu_msm g16__gpu_msm;
@@ -172,11 +180,18 @@ void g16__gpu_msm_final_host(void *out, int g2, uint32_t nwin, uint32_t c, const
  * pseudo-random full-size k_j drawn from seed: the table of the random bases. */
 void g16__gpu_msm_random_table(void *out, int g2, size_t count, uint64_t seed);
 /* An upper bound of the device scratch memory of one run over n bases with every scalar
- * non-trivial (the largest plan; the automatic window): n·(41 + 16·nwin) bytes (scalars,
- * classification, the sorted digit entries), nwin·2^(c−1) XYZZ buckets (192 B in G1, 384 B in G2)
- * and 256 MiB for the arrays sized by threads and CUB's temporary space. G1 2^26: ~20.7 GB
- * (window 22); 2^27: ~36.4 GB. In msm_host.c as well. */
+ * non-trivial (the largest plan; the automatic window), host scalars, one pass: n·(41 + 16·nwin)
+ * bytes (scalars, classification, the sorted digit entries), nwin·2^(c−1) XYZZ buckets (192 B in
+ * G1, 384 B in G2) and 256 MiB for the arrays sized by threads and CUB's temporary space. G1 2^26:
+ * ~20.7 GB (window 22); 2^27: ~36.4 GB. In msm_host.c as well. */
 size_t g16__gpu_msm_scratch_bytes(size_t n, int g2);
+/* The same bound for runs with device scalars (device_scalars = 1: no copy, 32 B per point less)
+ * in passes of at most wpp windows (0: one pass): the entries and buckets of wpp windows. G1 2^27
+ * with device scalars: one pass ~32.1 GB, passes of 2 windows ~6.6 GB, of 1 ~4.0 GB. */
+size_t g16__gpu_msm_scratch_bytes_opts(size_t n, int g2, int device_scalars, unsigned wpp);
+/* Windows of the automatic plan for n non-trivial scalars (ceil(256/c)): the most passes a run
+ * over n points can have. */
+unsigned g16__gpu_msm_windows(size_t n);
 
 #ifdef __cplusplus
 }

@@ -9,11 +9,19 @@
 #include "gpu/msm_core.cuh"
 #include "gpu/msm_gpu.h"
 
-size_t g16__gpu_msm_scratch_bytes(size_t n, int g2)
+size_t g16__gpu_msm_scratch_bytes_opts(size_t n, int g2, int device_scalars, unsigned wpp)
 {
-    uint32_t c = msm_window_for(n), nwin = (256 + c - 1) / c;
-    size_t xyzz = g2 ? 384 : 192;
-    return n * (41 + 16 * (size_t)nwin) + (size_t)nwin * ((size_t)1 << (c - 1)) * xyzz + ((size_t)256 << 20);
+    uint32_t c = msm_window_for(n), nwin = (256 + c - 1) / c, w = wpp && wpp < nwin ? wpp : nwin;
+    size_t xyzz = g2 ? 384 : 192, per_point = (device_scalars ? 9 : 41) + 16 * (size_t)w;
+    return n * per_point + (size_t)w * ((size_t)1 << (c - 1)) * xyzz + ((size_t)256 << 20);
+}
+
+size_t g16__gpu_msm_scratch_bytes(size_t n, int g2) { return g16__gpu_msm_scratch_bytes_opts(n, g2, 0, 0); }
+
+unsigned g16__gpu_msm_windows(size_t n)
+{
+    uint32_t c = msm_window_for(n);
+    return (256 + c - 1) / c;
 }
 
 /* x = X/ZZ, y = Y/ZZZ with one inversion of ZZ·ZZZ; ZZ = 0 is infinity. Affine coordinates are

@@ -2,6 +2,7 @@
  * The GPU worker of the Groth16 prover (see prove_gpu.h). Built in every configuration: without
  * CUDA the g16__gpu_* calls are the stubs and g16__gpu_prover_create reports G16_ERR_NO_DEVICE.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,13 @@ struct g16__gpu_prover {
      * results summed on the host; 0: each query in one run. Set when the whole largest query's
      * scratch does not fit beside the bases (plan_resident, plan_partial). */
     size_t piece;
+    /* resident queries: instead of pieces, each query's MSM in one run over all its bases, in
+     * passes of fewer windows (msm_gpu.h, windows_per_pass) whose scratch fits in pass_room bytes
+     * (wpp_for); 0: no passes. Set by plan_resident when pieces would be needed and the passes fit
+     * (G16_GPU_PASSES=0 turns it off): the pieces' extra window sums and smaller windows cost more
+     * than a pass's extra read of the scalars. */
+    size_t pass_room;
+    int passes_ok; /* G16_GPU_PASSES allows passes */
     const struct g16_params *p;
     const struct g16_r1cs *r;
     g16_fr *dabc; /* device: a, b, c of the H step (h_slots·n elements); H stays in the first n for msm.h */
@@ -509,8 +517,59 @@ static size_t scratch_at(const g16__gpu_prover *gp, size_t piece, unsigned mask)
     return most;
 }
 
-/* The same for the resident queries' runs (the pieces the prover runs). */
-static size_t largest_scratch(const g16__gpu_prover *gp) { return scratch_at(gp, gp->piece, gp->res_mask); }
+/* Windows per pass of a whole run over n points (G2 when g2) in `room` bytes of scratch, device
+ * scalars: 0 when one pass fits, else the most windows whose passes fit, UINT_MAX when not even
+ * passes of one window do. */
+static unsigned wpp_for(size_t n, int g2, size_t room)
+{
+    if (g16__gpu_msm_scratch_bytes_opts(n, g2, 1, 0) <= room)
+        return 0;
+    for (unsigned w = g16__gpu_msm_windows(n); w-- > 1;)
+        if (g16__gpu_msm_scratch_bytes_opts(n, g2, 1, w) <= room)
+            return w;
+    return UINT_MAX;
+}
+
+/* Every query of `mask` runs whole in `room` bytes, in passes where needed (wpp_for). */
+static int passes_fit(const g16__gpu_prover *gp, size_t room, unsigned mask)
+{
+    size_t n;
+    for (int q = 0; q < Q_COUNT; q++) {
+        q_bases(gp->p, q, &n);
+        if (mask >> q & 1 && wpp_for(n, q == Q_B2, room) == UINT_MAX)
+            return 0;
+    }
+    return 1;
+}
+
+/* Windows per pass of the largest query's run (passes only). */
+static unsigned largest_wpp(const g16__gpu_prover *gp)
+{
+    size_t n, most = 0;
+    int qm = 0;
+    for (int q = 0; q < Q_COUNT; q++) {
+        q_bases(gp->p, q, &n);
+        if (n > most) {
+            most = n;
+            qm = q;
+        }
+    }
+    return wpp_for(most, qm == Q_B2, gp->pass_room);
+}
+
+/* The same for the resident queries' runs (the pieces or passes the prover runs). */
+static size_t largest_scratch(const g16__gpu_prover *gp)
+{
+    size_t most = 0, n;
+    if (!gp->pass_room)
+        return scratch_at(gp, gp->piece, gp->res_mask);
+    for (int q = 0; q < Q_COUNT; q++) {
+        q_bases(gp->p, q, &n);
+        size_t b = g16__gpu_msm_scratch_bytes_opts(n, q == Q_B2, 1, wpp_for(n, q == Q_B2, gp->pass_room));
+        most = gp->res_mask >> q & 1 && b > most ? b : most;
+    }
+    return most;
+}
 
 /* Bytes of the bases of the queries of `mask`. */
 static size_t bases_bytes(const g16__gpu_prover *gp, unsigned mask)
@@ -983,10 +1042,17 @@ static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece)
         gp->pf_mode = 0;
         gp->pf_why = "its spare set would shrink the MSM pieces";
         p_all = p_sm;
+        spare = 0;
     }
     gp->piece = p_all;
-    if (forced_piece)
+    gp->pass_room = 0;
+    if (forced_piece) {
         gp->piece = forced_piece < largest_query(gp, Q_ALL) ? forced_piece : 0;
+    } else if (p_all && gp->passes_ok && passes_fit(gp, avail - sm - spare, Q_ALL)) {
+        /* the pieces' room holds the whole queries' runs in passes */
+        gp->piece = 0;
+        gp->pass_room = avail - sm - spare;
+    }
     return 1;
 }
 
@@ -1097,6 +1163,7 @@ static void plan_queries(g16__gpu_prover *gp, int *spmv, int rmode, unsigned rma
     int stream_all = stream && !strcmp(stream, "1");
     gp->res_mask = 0;
     gp->piece = 0;
+    gp->pass_room = 0;
     gp->chunk = 0;
     if (rmode == 1 && rmask != Q_ALL) {
         gp->res_mask = rmask;
@@ -1127,6 +1194,7 @@ static g16_status res_create(g16__gpu_prover *gp, g16_error *err)
         gp->res_mask = 0;
         gp->resident = 0;
         gp->piece = 0;
+        gp->pass_room = 0;
         gp->chunk = 0;
         st = G16_OK;
     }
@@ -1186,6 +1254,10 @@ g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size
         (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
         goto cleanup;
     gp->pf_mode = gp->pf_knob;
+    {
+        const char *pe = getenv("G16_GPU_PASSES");
+        gp->passes_ok = !(pe && !strcmp(pe, "0"));
+    }
     if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, g16__params_root_generator(p), NULL, err)) != G16_OK)
         goto cleanup;
     if ((st = vectors_create(gp, err)) != G16_OK)
@@ -1256,6 +1328,10 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
     if (gp->resident && gp->piece)
         snprintf(buf, len, "gpu %d (%s), queries resident, MSMs in pieces of up to %zu points (the whole queries' "
                  "scratch does not fit beside them), %s%s", info.device, info.name, gp->piece, gp->pf_note,
+                 gp->spmv_note);
+    else if (gp->resident && gp->pass_room)
+        snprintf(buf, len, "gpu %d (%s), queries resident, MSMs whole in passes of up to %u windows (one pass's "
+                 "scratch does not fit beside them), %s%s", info.device, info.name, largest_wpp(gp), gp->pf_note,
                  gp->spmv_note);
     else if (gp->resident)
         snprintf(buf, len, "gpu %d (%s), queries resident, %s%s", info.device, info.name, gp->pf_note, gp->spmv_note);
@@ -1570,10 +1646,18 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
     g16_status st = G16_OK;
     g16__gpu_msm_opts o;
     g16__gpu_msm *view = NULL, *m = NULL;
-    int res = gp->res_mask >> q & 1;
+    int res = gp->res_mask >> q & 1, spanned = 0;
     g16__span sp = 0;
     memset(&o, 0, sizeof o);
     o.device_scalars = 1; /* H, the witness and the compacted scalars all live on the device */
+    if (res && gp->pass_room) { /* (never UINT_MAX: the plan checked, passes_fit) */
+        unsigned w = wpp_for(count, q == Q_B2, gp->pass_room);
+        o.windows_per_pass = w == UINT_MAX ? 1 : w;
+        if (o.windows_per_pass) { /* span gpu.msm_passes, its count the windows per pass */
+            sp = g16__span_begin_n("gpu.msm_passes", o.windows_per_pass);
+            spanned = 1;
+        }
+    }
     if (!res) {
         /* this chunk (uploaded while the previous one ran), then the next one's upload */
         if ((st = up_take(gp, q, first, count, err)) != G16_OK)
@@ -1588,6 +1672,7 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
             goto cleanup;
         m = view;
         sp = g16__span_begin_n("gpu.msm_piece", count);
+        spanned = 1;
     }
     if (q == Q_B2)
         st = g16__gpu_msm_run_p2(m, out, scalars + first, 1, &o, err);
@@ -1597,7 +1682,7 @@ cleanup:
     /* after a failed run too: a resident handle would keep its scratch into the next batch, on top
      * of the next run's, which the memory plan does not count (test_fakegpu_faults) */
     g16__gpu_msm_release_scratch(m);
-    if (view)
+    if (spanned)
         g16__span_end(sp);
     g16__gpu_msm_destroy(view);
     if (!res) {

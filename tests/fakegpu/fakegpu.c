@@ -1177,7 +1177,7 @@ struct g16__gpu_msm {
     int g2, view;
     size_t n;
     unsigned char *bases; /* device buffer (a view: borrowed) */
-    rec *scratch;         /* counted at g16__gpu_msm_scratch_bytes(n), kept between runs */
+    rec *scratch;         /* counted at g16__gpu_msm_scratch_bytes_opts (the run's), kept between runs */
 };
 
 static size_t aff_size(int g2) { return g2 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine); }
@@ -1333,7 +1333,7 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
         return g16__error(err, G16_ERR_ARG, "gpu msm: a %s handle run as %s", m->g2 ? "G2" : "G1", g2 ? "G2" : "G1");
     if ((st = check_opts(opts, err)) != G16_OK)
         return st;
-    need = g16__gpu_msm_scratch_bytes(n, g2);
+    need = g16__gpu_msm_scratch_bytes_opts(n, g2, opts && opts->device_scalars, opts ? opts->windows_per_pass : 0);
     if (!m->scratch || m->scratch->bytes < need) {
         g16__gpu_msm_release_scratch(m);
         if ((st = fk_call("cudaMallocFromPoolAsync", err)) != G16_OK ||

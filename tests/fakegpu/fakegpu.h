@@ -12,7 +12,8 @@
  *    G16_GPU_MEM_LIMIT acts as on the real backend. Buffers are host memory (so AddressSanitizer
  *    sees overruns), filled with 0xA5 when allocated (a read before any write gives wrong field
  *    values, hence wrong proofs). Each MSM handle's scratch is counted, not allocated, at
- *    g16__gpu_msm_scratch_bytes (the bound the prover plans with), kept until it is released.
+ *    g16__gpu_msm_scratch_bytes_opts for the run's options (the bound the prover plans with),
+ *    kept until it is released.
  *  - Pointers: every device range an entry point reads or writes must lie in one live buffer of
  *    the context's device; anything else (a host pointer, a freed buffer, past the end, another
  *    device's buffer) is reported on stderr and aborts the test: a harness, not the library.
