@@ -1767,7 +1767,8 @@ static void test_gpu_mem_limit(void **state)
     env_restore("G16_GPU_SPMV", saved_spmv);
 
     /* the first room with the passes (the default): every query's MSM whole, in passes of fewer
-     * windows (one pass's scratch does not fit), one run of msm.h per proof; the proofs the CPU's */
+     * windows (one pass's scratch does not fit), one run of msm.h per proof, the matrices and the
+     * spare set kept; the proofs the CPU's */
     env_restore("G16_GPU_PASSES", saved_passes);
     snprintf(lim, sizeof lim, "%zu", used + held + quarter + G16__GPU_RESERVE + ((size_t)4 << 20));
     setenv("G16_GPU_MEM_LIMIT", lim, 1);
@@ -1777,6 +1778,9 @@ static void test_gpu_mem_limit(void **state)
     printf("  limit %s bytes, passes allowed: %s\n", lim, desc);
     assert_true(g16__gpu_prover_resident(gp));
     assert_non_null(strstr(desc, "MSMs whole in passes of up to"));
+    /* the passes take what is left after the matrices and the spare set, as the pieces did */
+    assert_non_null(strstr(desc, "A/B/C times the witness on the device"));
+    assert_non_null(strstr(desc, "next witness prefetched during the MSMs"));
     g16__gpu_prover_destroy(gp);
     gp = NULL;
     memset(gpu, 0, f.count * sizeof *gpu);

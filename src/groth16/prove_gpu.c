@@ -636,6 +636,29 @@ static void plan_add_withheld(const g16__gpu_prover *gp, g16__gpu_plan *plan)
         g16__gpu_plan_add(plan, "other workers' MSMs on this card", gp->withheld);
 }
 
+/* Resident queries planned in pieces (plan_resident; not forced): when the memory left now, after
+ * every buffer the prover keeps (the plan's estimate leaves the allocator's rounding out), holds
+ * each query's whole run in passes of fewer windows (passes_fit), they replace the pieces: on an
+ * H100 80GB at 2^27, passes of 2 windows against pieces of 2^24 points took msm.h from 1023 to
+ * 905 ms per circuit and a proof from 1.83-1.89 to 1.70-1.76 s (bench/RESULTS.md, twenty-second
+ * session). G16_GPU_PASSES=0 keeps the pieces. */
+static g16_status passes_setup(g16__gpu_prover *gp, g16_error *err)
+{
+    size_t free_b = 0;
+    gp->pass_room = 0;
+    if (!gp->resident || !gp->piece || !gp->passes_ok)
+        return G16_OK;
+    g16_status st = plan_free(gp, &free_b, err);
+    if (st != G16_OK)
+        return st;
+    size_t room = free_b > G16__GPU_RESERVE ? free_b - G16__GPU_RESERVE : 0;
+    if (passes_fit(gp, room, Q_ALL)) {
+        gp->piece = 0;
+        gp->pass_room = room;
+    }
+    return G16_OK;
+}
+
 /* Streaming chunks: the largest G1 chunk (gp->chunk, at most the largest G1 query) whose stream
  * fits in 15/16 of the free memory less the reserve (the sixteenth for what the bound leaves out:
  * the bases' infinity bitmaps, the pool's rounding), with G2 chunks (gp->chunk2) of half as many
@@ -1042,17 +1065,10 @@ static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece)
         gp->pf_mode = 0;
         gp->pf_why = "its spare set would shrink the MSM pieces";
         p_all = p_sm;
-        spare = 0;
     }
     gp->piece = p_all;
-    gp->pass_room = 0;
-    if (forced_piece) {
+    if (forced_piece)
         gp->piece = forced_piece < largest_query(gp, Q_ALL) ? forced_piece : 0;
-    } else if (p_all && gp->passes_ok && passes_fit(gp, avail - sm - spare, Q_ALL)) {
-        /* the pieces' room holds the whole queries' runs in passes */
-        gp->piece = 0;
-        gp->pass_room = avail - sm - spare;
-    }
     return 1;
 }
 
@@ -1308,6 +1324,8 @@ g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size
         goto cleanup;
     }
     if ((st = a_slot_setup(gp, want, err)) != G16_OK)
+        goto cleanup;
+    if (!forced_piece && (st = passes_setup(gp, err)) != G16_OK)
         goto cleanup;
     *out = gp;
     gp = NULL;

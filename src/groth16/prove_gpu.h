@@ -19,7 +19,10 @@
  * g16__gpu_msm_view, the results summed on the host), the largest whose scratch fits, down to
  * 2^20 points: on an 80 GB card a 2^27 circuit's queries (~47 GB for Filecoin's) stay resident in
  * pieces instead of crossing PCIe with every proof (G16_GPU_PIECE=N forces pieces of N points, a
- * multiple of 32, for tests). The SpMV's matrices and the prefetch's spare set (below) take memory
+ * multiple of 32, for tests). Where the memory left once the prover's buffers are allocated holds
+ * each query's whole run in passes of fewer windows (msm_gpu.h, windows_per_pass), those replace
+ * the pieces (G16_GPU_PASSES=0: not; 2^27 on an H100 80GB: passes of 2 windows, msm.h 905 instead
+ * of 1023 ms per circuit). The SpMV's matrices and the prefetch's spare set (below) take memory
  * from the pieces only within limits: the matrices when the pieces stay at least half as large,
  * the spare set when they stay as large. When not even the smallest pieces fit beside all five,
  * some queries stay resident and the others are streamed ("partial": the set of the most bytes
