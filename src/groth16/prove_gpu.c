@@ -46,9 +46,9 @@ struct g16__gpu_prover {
     size_t piece;
     /* resident queries: instead of pieces, each query's MSM in one run over all its bases, in
      * passes of fewer windows (msm_gpu.h, windows_per_pass) whose scratch fits in pass_room bytes
-     * (wpp_for); 0: no passes. Set by plan_resident when pieces would be needed and the passes fit
-     * (G16_GPU_PASSES=0 turns it off): the pieces' extra window sums and smaller windows cost more
-     * than a pass's extra read of the scalars. */
+     * (wpp_for); 0: no passes. Set by passes_setup when the plan took pieces and the passes fit in
+     * the memory left (G16_GPU_PASSES=0 turns it off): the pieces' extra window sums and smaller
+     * windows cost more than a pass's extra read of the scalars. */
     size_t pass_room;
     int passes_ok; /* G16_GPU_PASSES allows passes */
     const struct g16_params *p;
@@ -1039,7 +1039,8 @@ static g16_status piece_env(size_t *piece, g16_error *err)
  * least half as large as without them (the SpMV saves ~0.7 s of CPU per 2^27 circuit on 16 cores;
  * halved pieces add the window sums of twice the runs, ~5% of an MSM), and the prefetch's spare
  * set (gp->pf_mode spare or wait; the a slot needs none) only when it leaves them as large. What
- * does not fit is turned off here, with the reason in the notes. 0: not even the bases with the smallest pieces fit (streaming). */
+ * does not fit is turned off here, with the reason in the notes. 0: not even the bases with the
+ * smallest pieces fit (streaming). Pieces may still become passes (passes_setup). */
 static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece)
 {
     size_t free_b = 0, need = bases_bytes(gp, Q_ALL) + G16__GPU_RESERVE, avail, p0, p_sm, p_all;
