@@ -542,13 +542,37 @@ static void test_gpu_equals_cpu(void **state)
         expect_same_proofs(cpu, gpu, f.count, "MSMs in pieces");
         printf("  pieces of %s points: %llu runs of msm.h\n", chunk, (unsigned long long)pieces);
         assert_true(pieces >= 3 * f.count); /* h alone has n >= rows points: 3 pieces or more */
+        /* resident, each MSM whole in passes of 2 windows (G16_GPU_PASSES=2: whatever fits) */
+        char *saved_passes = env_set("G16_GPU_PASSES", "2");
+        memset(gpu, 0, f.count * sizeof *gpu);
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        st = prove_with(&f, gpu, "gpu", "0", &err);
+        g16__trace_enable(0);
+        uint64_t passes = h_pass_runs(), ppieces = h_piece_runs();
+        g16__trace_reset();
+        env_restore("G16_GPU_PASSES", saved_passes);
+        if (st != G16_OK)
+            fail_msg("gpu in passes of 2 windows: %s", err.msg);
+        expect_same_proofs(cpu, gpu, f.count, "MSMs in passes of 2 windows");
+        assert_int_equal(passes, f.count);
+        assert_int_equal(ppieces, 0);
+        static const char *const bad_passes[] = {"x", "-1", "2w", "129"};
+        for (size_t i = 0; i < sizeof bad_passes / sizeof bad_passes[0]; i++) {
+            g16__gpu_prover *bp = NULL;
+            saved_passes = env_set("G16_GPU_PASSES", bad_passes[i]);
+            assert_int_equal(g16__gpu_prover_create(&bp, 0, f.p, f.r, &err), G16_ERR_ARG);
+            assert_non_null(strstr(err.msg, "G16_GPU_PASSES"));
+            assert_null(bp);
+            env_restore("G16_GPU_PASSES", saved_passes);
+        }
         saved_early = env_set("G16_GPU_EARLY_W", "0"); /* (its counts too) */
         partial_cases(&f, cpu, gpu, cases[c].rows);
         env_restore("G16_GPU_EARLY_W", saved_early);
         two_vector_cases(&f, cpu, gpu);
         printf("  %s demo, %zu rows, batch %zu: GPU proofs = CPU proofs (1 and 2 workers; queries "
-               "resident with a/b/c from the device and from the CPU, in pieces, streamed, streamed in chunks, some "
-               "resident and some streamed, the H step in two vectors)\n",
+               "resident with a/b/c from the device and from the CPU, in pieces, in passes, streamed, streamed in "
+               "chunks, some resident and some streamed, the H step in two vectors)\n",
                cases[c].kind == G16_DEMO_BITS ? "bits" : "field", cases[c].rows, f.count);
         free(cpu);
         free(gpu);

@@ -50,7 +50,8 @@ struct g16__gpu_prover {
      * the memory left (G16_GPU_PASSES=0 turns it off): the pieces' extra window sums and smaller
      * windows cost more than a pass's extra read of the scalars. */
     size_t pass_room;
-    int passes_ok; /* G16_GPU_PASSES allows passes */
+    int passes_ok;        /* G16_GPU_PASSES allows passes */
+    unsigned passes_wpp;  /* G16_GPU_PASSES=N (tests): passes of N windows, whatever fits; 0: by room */
     const struct g16_params *p;
     const struct g16_r1cs *r;
     g16_fr *dabc; /* device: a, b, c of the H step (h_slots·n elements); H stays in the first n for msm.h */
@@ -542,6 +543,15 @@ static int passes_fit(const g16__gpu_prover *gp, size_t room, unsigned mask)
     return 1;
 }
 
+/* Windows per pass of a resident query's whole run over n points (passes on: gp->pass_room). */
+static unsigned run_wpp(const g16__gpu_prover *gp, size_t n, int g2)
+{
+    if (gp->passes_wpp)
+        return gp->passes_wpp;
+    unsigned w = wpp_for(n, g2, gp->pass_room);
+    return w == UINT_MAX ? 1 : w; /* (never: passes_setup checked, passes_fit) */
+}
+
 /* Windows per pass of the largest query's run (passes only). */
 static unsigned largest_wpp(const g16__gpu_prover *gp)
 {
@@ -554,7 +564,7 @@ static unsigned largest_wpp(const g16__gpu_prover *gp)
             qm = q;
         }
     }
-    return wpp_for(most, qm == Q_B2, gp->pass_room);
+    return run_wpp(gp, most, qm == Q_B2);
 }
 
 /* The same for the resident queries' runs (the pieces or passes the prover runs). */
@@ -565,7 +575,7 @@ static size_t largest_scratch(const g16__gpu_prover *gp)
         return scratch_at(gp, gp->piece, gp->res_mask);
     for (int q = 0; q < Q_COUNT; q++) {
         q_bases(gp->p, q, &n);
-        size_t b = g16__gpu_msm_scratch_bytes_opts(n, q == Q_B2, 1, wpp_for(n, q == Q_B2, gp->pass_room));
+        size_t b = g16__gpu_msm_scratch_bytes_opts(n, q == Q_B2, 1, run_wpp(gp, n, q == Q_B2));
         most = gp->res_mask >> q & 1 && b > most ? b : most;
     }
     return most;
@@ -641,11 +651,17 @@ static void plan_add_withheld(const g16__gpu_prover *gp, g16__gpu_plan *plan)
  * each query's whole run in passes of fewer windows (passes_fit), they replace the pieces: on an
  * H100 80GB at 2^27, passes of 2 windows against pieces of 2^24 points took msm.h from 1023 to
  * 905 ms per circuit and a proof from 1.83-1.89 to 1.70-1.76 s (bench/RESULTS.md, twenty-second
- * session). G16_GPU_PASSES=0 keeps the pieces. */
+ * session). G16_GPU_PASSES=0 keeps the pieces; =N (tests) runs every resident query's MSM in passes
+ * of N windows, whatever fits (pass_room then only says that passes are on). */
 static g16_status passes_setup(g16__gpu_prover *gp, g16_error *err)
 {
     size_t free_b = 0;
     gp->pass_room = 0;
+    if (gp->resident && gp->passes_wpp) {
+        gp->piece = 0;
+        gp->pass_room = SIZE_MAX;
+        return G16_OK;
+    }
     if (!gp->resident || !gp->piece || !gp->passes_ok)
         return G16_OK;
     g16_status st = plan_free(gp, &free_b, err);
@@ -1017,6 +1033,26 @@ static size_t spmv_bytes(const struct g16_r1cs *r)
     return matrix_bytes(r, 0) + matrix_bytes(r, 1) + matrix_bytes(r, 2) + r->num_coeffs * sizeof(g16_fr);
 }
 
+/* G16_GPU_PASSES: unset, empty or "auto": passes where the plan took pieces and they fit
+ * (passes_setup); "0": never; N >= 1 (tests): every resident query's MSM in passes of N windows,
+ * whatever fits. */
+static g16_status passes_env(g16__gpu_prover *gp, g16_error *err)
+{
+    const char *env = getenv("G16_GPU_PASSES");
+    char *end;
+    gp->passes_ok = 1;
+    gp->passes_wpp = 0;
+    if (!env || !*env || !strcmp(env, "auto"))
+        return G16_OK;
+    unsigned long v = strtoul(env, &end, 10);
+    if (*end || *env < '0' || *env > '9' || v > 128)
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_PASSES='%s': expected auto, 0 or windows per pass (1..128)",
+                          env);
+    gp->passes_ok = v != 0;
+    gp->passes_wpp = (unsigned)v;
+    return G16_OK;
+}
+
 /* G16_GPU_PIECE=N (tests): the resident MSMs in pieces of N points (a multiple of 32), whatever
  * fits; 0 when unset. */
 static g16_status piece_env(size_t *piece, g16_error *err)
@@ -1271,10 +1307,8 @@ g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size
         (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
         goto cleanup;
     gp->pf_mode = gp->pf_knob;
-    {
-        const char *pe = getenv("G16_GPU_PASSES");
-        gp->passes_ok = !(pe && !strcmp(pe, "0"));
-    }
+    if ((st = passes_env(gp, err)) != G16_OK)
+        goto cleanup;
     if ((st = g16__gpu_ntt_create(&gp->ntt, gp->gpu, r->log_n, g16__params_root_generator(p), NULL, err)) != G16_OK)
         goto cleanup;
     if ((st = vectors_create(gp, err)) != G16_OK)
@@ -1349,8 +1383,9 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
                  "scratch does not fit beside them), %s%s", info.device, info.name, gp->piece, gp->pf_note,
                  gp->spmv_note);
     else if (gp->resident && gp->pass_room)
-        snprintf(buf, len, "gpu %d (%s), queries resident, MSMs whole in passes of up to %u windows (one pass's "
-                 "scratch does not fit beside them), %s%s", info.device, info.name, largest_wpp(gp), gp->pf_note,
+        snprintf(buf, len, "gpu %d (%s), queries resident, MSMs whole in passes of up to %u windows (%s), %s%s",
+                 info.device, info.name, largest_wpp(gp),
+                 gp->passes_wpp ? "G16_GPU_PASSES" : "one pass's scratch does not fit beside them", gp->pf_note,
                  gp->spmv_note);
     else if (gp->resident)
         snprintf(buf, len, "gpu %d (%s), queries resident, %s%s", info.device, info.name, gp->pf_note, gp->spmv_note);
@@ -1669,9 +1704,8 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
     g16__span sp = 0;
     memset(&o, 0, sizeof o);
     o.device_scalars = 1; /* H, the witness and the compacted scalars all live on the device */
-    if (res && gp->pass_room) { /* (never UINT_MAX: the plan checked, passes_fit) */
-        unsigned w = wpp_for(count, q == Q_B2, gp->pass_room);
-        o.windows_per_pass = w == UINT_MAX ? 1 : w;
+    if (res && gp->pass_room) {
+        o.windows_per_pass = run_wpp(gp, count, q == Q_B2);
         if (o.windows_per_pass) { /* span gpu.msm_passes, its count the windows per pass */
             sp = g16__span_begin_n("gpu.msm_passes", o.windows_per_pass);
             spanned = 1;

@@ -6,7 +6,7 @@
  * by LeakSanitizer in the sanitizer build). A kept prover must prove correctly after a failed
  * batch, and hold no more device memory than after a clean one. Worker layouts: queries resident
  * (a/b/c from the device and from the CPU, two workers on one card and one on each of two), MSMs
- * in pieces, queries streamed in chunks, the H step in two vectors. */
+ * in pieces, in passes, queries streamed in chunks, the H step in two vectors. */
 #include "testutil.h"
 
 #include <stdio.h>
@@ -202,6 +202,7 @@ static void test_fault_sweep(void **state)
         {"resident, a/b/c from the CPU, two workers on card 0", "0,0", {{"G16_GPU_SPMV", "0"}}},
         {"resident, one worker on each of cards 0 and 1", "0,1", {{NULL, NULL}}},
         {"resident, MSMs in pieces of 224 points", "0", {{"G16_GPU_PIECE", "224"}}},
+        {"resident, MSMs whole in passes of 3 windows", "0", {{"G16_GPU_PASSES", "3"}}},
         {"resident, a/b/c from the CPU, the next a copied during the witness MSMs", "0",
          {{"G16_GPU_SPMV", "0"}, {"G16_GPU_PREFETCH", "a"}}},
         {"streamed in chunks of 201 points", "0", {{"G16_GPU_STREAM", "1"}, {"G16_GPU_CHUNK", "201"}}},
@@ -323,6 +324,7 @@ static void test_fault_device_use(void **state)
         {"resident, SpMV on the device", "0", {{NULL, NULL}}},
         {"resident, a/b/c from the CPU, every circuit early", "0", {{"G16_GPU_SPMV", "0"}, {"G16_GPU_EARLY_W", "2"}}},
         {"resident, MSMs in pieces of 224 points", "0", {{"G16_GPU_PIECE", "224"}}},
+        {"resident, MSMs whole in passes of 3 windows", "0", {{"G16_GPU_PASSES", "3"}}},
         {"resident, a/b/c from the CPU, the next a copied during the witness MSMs", "0",
          {{"G16_GPU_SPMV", "0"}, {"G16_GPU_PREFETCH", "a"}, {"G16_GPU_EARLY_W", "0"}}},
         {"streamed in chunks of 201 points, no upload thread", "0",
