@@ -360,6 +360,13 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
     void *W = NULL, *ra = NULL, *rb = NULL, *buckets = NULL, *sp0 = NULL, *sp1 = NULL;
     uint32_t *keys = NULL, *vals = NULL, *sk0 = NULL, *sk1 = NULL;
     char wall[(256 / 2 + 1) * sizeof(g16_fp) * 8]; /* the passes' window sums (as msm.cu's f->wall) */
+/* a pass's buffers, freed after each pass of several and at the end */
+#define SIM_FREE_PASS()                                                                                            \
+    do {                                                                                                           \
+        free(keys), free(vals), free(buckets), free(sk0), free(sk1), free(sp0), free(sp1), free(ra), free(rb);     \
+        keys = vals = sk0 = sk1 = NULL;                                                                            \
+        buckets = sp0 = sp1 = ra = rb = NULL;                                                                      \
+    } while (0)
     uint32_t w0 = 0, c_pass = c;
     while (m > 0) { /* one pass per trip: windows [w0, w0 + pl.nwin) */
         msm_plan_make_pass(&pl, m, c_pass, w0, wpp, threads0, tred, per, lanes, threads0);
@@ -456,17 +463,7 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
         W = wall;
         w0 = pl.w0 + pl.nwin;
         sim_passes++;
-        free(keys);
-        free(vals);
-        free(buckets);
-        free(sk0);
-        free(sk1);
-        free(sp0);
-        free(sp1);
-        free(ra);
-        free(rb);
-        keys = vals = sk0 = sk1 = NULL;
-        buckets = sp0 = sp1 = ra = rb = NULL;
+        SIM_FREE_PASS();
         if (w0 >= pl.nwin_all)
             break;
     }
@@ -482,17 +479,10 @@ static unsigned sim_msm(const grp *G, void *out, const void *bases, const g16_fr
     free(others);
     free(oa);
     free(ob);
-    free(keys);
-    free(vals);
-    free(buckets);
-    free(sk0);
-    free(sk1);
-    free(sp0);
-    free(sp1);
-    free(ra);
-    free(rb);
+    SIM_FREE_PASS();
     return levels;
 }
+#undef SIM_FREE_PASS
 
 /* One input on the simulation with the (window, threads, carry range) shapes of the mask. */
 static void sim_case(const grp *G, input_kind kind, size_t n, unsigned mask)
