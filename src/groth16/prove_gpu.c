@@ -650,9 +650,10 @@ static void plan_add_withheld(const g16__gpu_prover *gp, g16__gpu_plan *plan)
  * every buffer the prover keeps (the plan's estimate leaves the allocator's rounding out), holds
  * each query's whole run in passes of fewer windows (passes_fit), they replace the pieces: on an
  * H100 80GB at 2^27, passes of 2 windows against pieces of 2^24 points took msm.h from 1023 to
- * 905 ms per circuit and a proof from 1.83-1.89 to 1.70-1.76 s (bench/RESULTS.md, twenty-second
- * session). G16_GPU_PASSES=0 keeps the pieces; =N (tests) runs every resident query's MSM in passes
- * of N windows, whatever fits (pass_room then only says that passes are on). */
+ * 905 ms per circuit and a proof from 1.83-1.89 to 1.68-1.76 s (bench/RESULTS.md, twenty-second
+ * session). Not in the partial plan (some queries streamed). G16_GPU_PASSES=0 keeps the pieces; =N
+ * (tests) runs every query's MSM in passes of N windows when all five are resident, whatever fits
+ * (pass_room then only says that passes are on). */
 static g16_status passes_setup(g16__gpu_prover *gp, g16_error *err)
 {
     size_t free_b = 0;
@@ -1034,8 +1035,8 @@ static size_t spmv_bytes(const struct g16_r1cs *r)
 }
 
 /* G16_GPU_PASSES: unset, empty or "auto": passes where the plan took pieces and they fit
- * (passes_setup); "0": never; N >= 1 (tests): every resident query's MSM in passes of N windows,
- * whatever fits. */
+ * (passes_setup); "0": never; N >= 1 (tests): with all five queries resident, every MSM in passes
+ * of N windows, whatever fits. */
 static g16_status passes_env(g16__gpu_prover *gp, g16_error *err)
 {
     const char *env = getenv("G16_GPU_PASSES");
