@@ -1974,10 +1974,54 @@ static int stream_chunks(const char *desc, size_t *c1, size_t *c2)
     return at && sscanf(at, "queries streamed in chunks of up to %zu points (%zu for b_g2", c1, c2) == 2;
 }
 
+/* The windows per pass of a backend line's streamed runs ("in passes of up to W1 windows (W2 for
+ * b_g2"): 0 and 0 when absent (one pass). */
+static void stream_passes(const char *desc, unsigned *w1, unsigned *w2)
+{
+    const char *at = strstr(desc, "in passes of up to ");
+    *w1 = *w2 = 0;
+    if (at && sscanf(at, "in passes of up to %u windows (%u for b_g2", w1, w2) != 2)
+        fail_msg("malformed passes in: %s", desc);
+}
+
+/* Runs in passes (span gpu.msm_passes) of every query in the last traced call. */
+static uint64_t all_pass_runs(void)
+{
+    static const char *const q[] = {"h", "l", "a", "b_g1", "b_g2"};
+    uint64_t k = 0;
+    for (int i = 0; i < 5; i++)
+        k += query_spans(q[i], "gpu.msm_passes");
+    return k;
+}
+
+/* The smallest G16_GPU_MEM_LIMIT in (lo, hi] at which a prover is created, to 256 KiB (hi must
+ * work, lo not). */
+static size_t smallest_limit(const fixture *f, size_t lo, size_t hi)
+{
+    g16_error err = {0, ""};
+    char lim[32];
+    while (hi - lo > ((size_t)256 << 10)) {
+        size_t mid = lo + (hi - lo) / 2;
+        g16__gpu_prover *gp = NULL;
+        snprintf(lim, sizeof lim, "%zu", mid);
+        setenv("G16_GPU_MEM_LIMIT", lim, 1);
+        g16_status st = g16__gpu_prover_create(&gp, 0, f->p, f->r, &err);
+        if (st != G16_OK && st != G16_ERR_NOMEM)
+            fail_msg("prover limited to %s bytes: %s", lim, err.msg);
+        g16__gpu_prover_destroy(gp);
+        *(st == G16_OK ? &hi : &lo) = mid;
+    }
+    return hi;
+}
+
 /* Streaming with the automatic chunks (prove_gpu.c, choose_chunk: sized by the MSMs' exact scratch
- * bound, G1 chunks and b_g2's of half as many points): the smallest limit a streaming prover is
- * created at is found by bisection; there, and with more room (larger chunks, up to whole
- * queries), the proofs are the CPU's, so no allocation of the stream went beyond the limit. */
+ * bound, G1 chunks and b_g2's of half as many points, the runs in passes of fewer windows where
+ * that lets the chunks grow): the smallest limit a streaming prover is created at is found by
+ * bisection, with passes (the default) and without (G16_GPU_PASSES=0: each chunk's run in one
+ * pass, the rule before); the passes start lower. At the smallest limit and with more room (larger
+ * chunks, up to whole queries), the proofs are the CPU's, so no allocation of the stream went
+ * beyond the limit; the chunks are never smaller than the one-pass rule's at the same limit, and
+ * the runs go in passes exactly when the plan says so (trace). */
 static void test_gpu_stream_chunks_limit(void **state)
 {
     (void)state;
@@ -2003,39 +2047,61 @@ static void test_gpu_stream_chunks_limit(void **state)
         n1 = nq[q] > n1 ? nq[q] : n1;
     n2 = f.p->n_b_g2;
     char *saved_res = env_set("G16_GPU_RESIDENT", "none"), *saved = env_set("G16_GPU_MEM_LIMIT", "");
-    while (hi - lo > ((size_t)256 << 10)) { /* created at hi (checked below), not at lo */
-        size_t mid = lo + (hi - lo) / 2;
-        snprintf(lim, sizeof lim, "%zu", mid);
-        setenv("G16_GPU_MEM_LIMIT", lim, 1);
-        g16_status st = g16__gpu_prover_create(&gp, 0, f.p, f.r, &err);
-        if (st != G16_OK && st != G16_ERR_NOMEM)
-            fail_msg("prover limited to %s bytes: %s", lim, err.msg);
-        g16__gpu_prover_destroy(gp);
-        gp = NULL;
-        *(st == G16_OK ? &hi : &lo) = mid;
-    }
+    hi = smallest_limit(&f, lo, hi);
+    char *saved_passes = env_set("G16_GPU_PASSES", "0");
+    size_t hi_one = smallest_limit(&f, lo, used + 8 * vec + ((size_t)1 << 30));
+    env_restore("G16_GPU_PASSES", saved_passes);
+    printf("  smallest streaming limit: %zu bytes with passes, %zu with every run in one pass\n", hi, hi_one);
+    assert_true(hi < hi_one);
     const size_t extra[] = {0, (size_t)32 << 20, (size_t)128 << 20, (size_t)1 << 30};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
-        size_t c1 = 0, c2 = 0;
+        size_t c1 = 0, c2 = 0, o1 = 0, o2 = 0;
+        unsigned w1, w2;
         snprintf(lim, sizeof lim, "%zu", hi + extra[i]);
         setenv("G16_GPU_MEM_LIMIT", lim, 1);
+        /* the one-pass rule at this limit (refused at the smallest: it needs more) */
+        saved_passes = env_set("G16_GPU_PASSES", "0");
+        g16_status st = g16__gpu_prover_create(&gp, 0, f.p, f.r, &err);
+        env_restore("G16_GPU_PASSES", saved_passes);
+        if (i == 0 ? st != G16_ERR_NOMEM : st != G16_OK && st != G16_ERR_NOMEM)
+            fail_msg("one-pass prover limited to %s bytes: %s (status %d)", lim, err.msg, (int)st);
+        if (st == G16_OK) {
+            g16__gpu_prover_describe(gp, desc, sizeof desc);
+            g16__gpu_prover_destroy(gp);
+            gp = NULL;
+            if (!stream_chunks(desc, &o1, &o2))
+                fail_msg("no streaming chunks in: %s", desc);
+            stream_passes(desc, &w1, &w2);
+            assert_true(w1 == 0 && w2 == 0);
+        }
         if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
             fail_msg("prover limited to %s bytes: %s", lim, err.msg);
         g16__gpu_prover_describe(gp, desc, sizeof desc);
         g16__gpu_prover_destroy(gp);
         gp = NULL;
-        printf("  limit %s bytes (smallest + %zu MiB): %s\n", lim, extra[i] >> 20, desc);
+        printf("  limit %s bytes (smallest + %zu MiB): %s (one pass per run: chunks of %zu)\n", lim, extra[i] >> 20,
+               desc, o1);
         if (!stream_chunks(desc, &c1, &c2))
             fail_msg("no streaming chunks in: %s", desc);
-        assert_true(c1 >= last && c1 <= n1 && (i > 0 || c1 < n1));
+        stream_passes(desc, &w1, &w2);
+        assert_true(c1 >= o1 && o1 >= last && c1 <= n1 && (i > 0 || c1 < n1));
+        assert_true(i > 0 || w1 > 0 || w2 > 0); /* the smallest limit needs the passes */
         assert_int_equal(c2, c1 / 2 < n2 ? (c1 / 2 ? c1 / 2 : 1) : n2);
-        last = c1;
+        last = o1;
         memset(gpu, 0, f.count * sizeof *gpu);
-        if (prove_with(&f, gpu, "gpu", "0", &err) != G16_OK)
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        st = prove_with(&f, gpu, "gpu", "0", &err);
+        g16__trace_enable(0);
+        uint64_t pass_runs = all_pass_runs();
+        g16__trace_reset();
+        if (st != G16_OK)
             fail_msg("proofs limited to %s bytes: %s", lim, err.msg);
         expect_same_proofs(cpu, gpu, f.count, "streamed in automatic chunks at a limit");
+        printf("    %llu runs in passes\n", (unsigned long long)pass_runs);
+        assert_true((pass_runs > 0) == (w1 > 0 || w2 > 0));
     }
-    assert_int_equal(last, n1); /* with a GiB more, the whole largest query is one chunk */
+    assert_int_equal(last, n1); /* with a GiB more, the whole largest query is one chunk in one pass */
     env_restore("G16_GPU_MEM_LIMIT", saved);
     env_restore("G16_GPU_RESIDENT", saved_res);
     g16__gpu_close(g);

@@ -391,13 +391,19 @@ G16_HD uint32_t msm_key_bits(uint32_t nwin, uint32_t c)
     return bits;
 }
 
+/* That cost of window c, in mixed additions. */
+G16_HD double msm_window_cost(uint64_t m, uint32_t c)
+{
+    uint32_t nwin = (256 + c - 1) / c, key_bits = msm_key_bits(nwin, c);
+    return (double)nwin * ((double)m * (1.0 + 0.0023 * key_bits) + 3.5 * (double)(1u << (c - 1)));
+}
+
 G16_HD uint32_t msm_window_for(uint64_t m)
 {
     uint32_t best = 2;
     double best_cost = 0;
     for (uint32_t c = 2; c <= MSM_AUTO_MAX_WINDOW; c++) {
-        uint32_t nwin = (256 + c - 1) / c, key_bits = msm_key_bits(nwin, c);
-        double cost = (double)nwin * ((double)m * (1.0 + 0.0023 * key_bits) + 3.5 * (double)(1u << (c - 1)));
+        double cost = msm_window_cost(m, c);
         if (c == 2 || cost < best_cost) {
             best = c;
             best_cost = cost;

@@ -24,6 +24,8 @@ unsigned g16__gpu_msm_windows(size_t n)
     return (256 + c - 1) / c;
 }
 
+double g16__gpu_msm_run_adds(size_t n) { return n ? msm_window_cost(n, msm_window_for(n)) : 0; }
+
 /* x = X/ZZ, y = Y/ZZZ with one inversion of ZZ·ZZZ; ZZ = 0 is infinity. Affine coordinates are
  * unique, so the bits equal the CPU MSM's normalized output. */
 void g16__gpu_msm_xyzz_to_p1(g16_p1 *out, const void *xyzz)

@@ -102,6 +102,10 @@ struct g16__gpu_prover {
     g16__gpu_compactor *cmp;
     size_t chunk;  /* streaming: points per uploaded chunk of a G1 query */
     size_t chunk2; /* streaming: points per uploaded chunk of b_g2 (G2 points take twice the bytes) */
+    /* streaming (choose_chunk, passes allowed): the scratch bytes a streamed G1 / G2 chunk's run may
+     * take, in passes of fewer windows where its one pass does not fit (wpp_for); 0: each chunk's
+     * run in one pass (the chunks sized for it: G16_GPU_PASSES=0, G16_GPU_CHUNK, the partial plan) */
+    size_t str_room1, str_room2;
     chunk_up up;  /* streaming: the next chunk's upload, on a thread of its own */
     int pinned;   /* streaming: the queries' host memory is page-locked (pin_acquire) */
     int stream_overlap; /* streaming: the upload thread is used (G16_GPU_STREAM_OVERLAP, read once) */
@@ -604,21 +608,27 @@ static size_t largest_query(const g16__gpu_prover *gp, unsigned mask)
 }
 
 /* Streaming: the bytes that chunks of c1 G1 points and c2 G2 points need at every step of the
- * stream: the running chunk's bases and MSM scratch (g16__gpu_msm_scratch_bytes, exact) plus
- * the next chunk's bases, uploaded meanwhile, whichever group it is of. The scalars are on the
- * device already (H, the witness, the compacted a / b scalars). */
-static size_t chunks_need(size_t c1, size_t c2)
+ * stream: the running chunk's bases and MSM scratch plus the next chunk's bases, uploaded
+ * meanwhile, whichever group it is of. The scratch by its bound (exact): !passes, one pass with
+ * host scalars' room (g16__gpu_msm_scratch_bytes; the one-pass rule), else device scalars (H, the
+ * witness, the compacted a / b scalars are on the device already) in passes of w1 / w2 windows (0:
+ * one pass). */
+static size_t stream_bytes(size_t c1, size_t c2, int passes, unsigned w1, unsigned w2)
 {
     size_t b1 = c1 * (sizeof(g16_p1_affine) + 1), b2 = c2 * (sizeof(g16_p2_affine) + 1), nb = b1 > b2 ? b1 : b2;
-    size_t g1 = b1 + g16__gpu_msm_scratch_bytes(c1, 0) + nb, g2 = b2 + g16__gpu_msm_scratch_bytes(c2, 1) + nb;
-    return g1 > g2 ? g1 : g2;
+    size_t s1 = passes ? g16__gpu_msm_scratch_bytes_opts(c1, 0, 1, w1) : g16__gpu_msm_scratch_bytes(c1, 0);
+    size_t s2 = passes ? g16__gpu_msm_scratch_bytes_opts(c2, 1, 1, w2) : g16__gpu_msm_scratch_bytes(c2, 1);
+    return b1 + s1 + nb > b2 + s2 + nb ? b1 + s1 + nb : b2 + s2 + nb;
 }
+
+static size_t chunks_need(size_t c1, size_t c2) { return stream_bytes(c1, c2, 0, 0, 0); }
 
 /* The smallest streamed chunk of the largest query (below it, the runs' fixed costs dominate). */
 #define STREAM_CHUNK_MIN ((size_t)4096)
 
 /* The G1 and G2 chunks of the smallest stream (*c1, *c2), and the free bytes it needs beside the
- * reserve (chunks_need and choose_chunk's sixteenth). */
+ * reserve (stream_bytes, in passes of one window when passes are allowed, and choose_chunk's
+ * sixteenth). */
 static size_t chunks_min(const g16__gpu_prover *gp, size_t *c1, size_t *c2)
 {
     size_t n1 = largest_query(gp, Q_ALL & ~(1u << Q_B2)), n2;
@@ -626,7 +636,7 @@ static size_t chunks_min(const g16__gpu_prover *gp, size_t *c1, size_t *c2)
     *c1 = n1 < STREAM_CHUNK_MIN ? n1 : STREAM_CHUNK_MIN;
     *c2 = *c1 / 2 < n2 ? *c1 / 2 : n2;
     *c2 = *c2 ? *c2 : 1;
-    return (chunks_need(*c1, *c2) + 14) / 15 * 16;
+    return (stream_bytes(*c1, *c2, gp->passes_ok, 1, 1) + 14) / 15 * 16;
 }
 
 /* The device's free bytes for this worker's plans: g16__gpu_mem_info's less what the other
@@ -676,19 +686,79 @@ static g16_status passes_setup(g16__gpu_prover *gp, g16_error *err)
     return G16_OK;
 }
 
-/* Streaming chunks: the largest G1 chunk (gp->chunk, at most the largest G1 query) whose stream
- * fits in 15/16 of the free memory less the reserve (the sixteenth for what the bound leaves out:
- * the bases' infinity bitmaps, the pool's rounding), with G2 chunks (gp->chunk2) of half as many
- * points (the same bytes of bases). Sized so, the G1 chunks are 1.85-2.6x those of the earlier
- * rule (a point's base twice, its scalar and 256 B of scratch in half the free memory), G2's
- * 0.93-1.3x; every chunk of h is a run that pays the window sums again: on an H100 as a 16 GB card
- * (2^27, bench/RESULTS.md, seventeenth session) h took 1.74 s per circuit in chunks of 1.24 M
- * points. With some queries resident, plan_partial's chunk for both groups; G16_GPU_CHUNK=N sets
- * both (tests, A/B). */
+/* Streaming with passes: the modelled cost, in mixed additions (msm_gpu.h, g16__gpu_msm_run_adds:
+ * ~0.49 ns each), of a run over m points (random scalars) with s bytes of scratch: the run's
+ * accumulation, sort and reduction at its automatic window, its fixed cost (launches, syncs, the
+ * host's final sum: ~2 ms, an estimate), and each extra pass's second read of the bases and digits:
+ * ~0.04 ns per point (H100 80GB, G1 2^27: one pass 958.8 ms, passes of 2 windows 980.4, of 1
+ * 1023.0; bench/RESULTS.md, twenty-second session). */
+#define STREAM_RUN_FIXED_ADDS 4.1e6
+#define STREAM_PASS_ADDS 0.08
+static double stream_run_adds(size_t m, size_t s)
+{
+    unsigned w = wpp_for(m, 0, s), nwin = g16__gpu_msm_windows(m), passes = w && w != UINT_MAX ? (nwin + w - 1) / w : 1;
+    return g16__gpu_msm_run_adds(m) + STREAM_RUN_FIXED_ADDS + (double)(passes - 1) * (double)m * STREAM_PASS_ADDS;
+}
+
+/* The same for the largest G1 query's n1 points (h: random scalars, the streamed MSM that is bound
+ * by compute, not by its upload) in chunks of c1 points. */
+static double stream_adds(size_t n1, size_t c1, size_t s1)
+{
+    double cost = (double)(n1 / c1) * stream_run_adds(c1, s1);
+    return n1 % c1 ? cost + stream_run_adds(n1 % c1, s1) : cost;
+}
+
+/* Chunks of c1 G1 and c2 G2 points in `room` bytes, each run in passes where its one pass does not
+ * fit: chunks_need's items with the runs' scratch bound for device scalars (the prover's MSMs read
+ * them in place) and passes (wpp_for); the scratch rooms of G1 and G2 runs into *s1, *s2. 0 when
+ * not even passes of one window fit. */
+static int stream_fits(size_t c1, size_t c2, size_t room, size_t *s1, size_t *s2)
+{
+    size_t b1 = c1 * (sizeof(g16_p1_affine) + 1), b2 = c2 * (sizeof(g16_p2_affine) + 1), nb = b1 > b2 ? b1 : b2;
+    if (b1 + nb >= room || b2 + nb >= room)
+        return 0;
+    *s1 = room - b1 - nb;
+    *s2 = room - b2 - nb;
+    return wpp_for(c1, 0, *s1) != UINT_MAX && wpp_for(c2, 1, *s2) != UINT_MAX;
+}
+
+/* Windows per pass of a streamed chunk's run over n points (G2 when g2): 0 (one pass) unless
+ * choose_chunk planned the runs in passes (str_room1/2). */
+static unsigned stream_wpp(const g16__gpu_prover *gp, size_t n, int g2)
+{
+    size_t s = g2 ? gp->str_room2 : gp->str_room1;
+    unsigned w = s ? wpp_for(n, g2, s) : 0;
+    return w == UINT_MAX ? 1 : w; /* (never: choose_chunk checked, stream_fits) */
+}
+
+/* What the planned stream needs at every step (choose_chunk's plan): chunks_need's items, the
+ * runs' scratch by the bound they were planned with. */
+static size_t stream_need(const g16__gpu_prover *gp)
+{
+    size_t c1 = gp->chunk, c2 = gp->chunk2;
+    if (!gp->str_room1 && !gp->str_room2)
+        return chunks_need(c1, c2);
+    return stream_bytes(c1, c2, 1, stream_wpp(gp, c1, 0), stream_wpp(gp, c2, 1));
+}
+
+/* Streaming chunks: G1 chunks (gp->chunk, at most the largest G1 query) whose stream fits in 15/16
+ * of the free memory less the reserve (the sixteenth for what the bound leaves out: the bases'
+ * infinity bitmaps, the pool's rounding), with G2 chunks (gp->chunk2) of half as many points (the
+ * same bytes of bases). Each chunk of h is a run that pays the window sums again, and smaller runs
+ * take smaller windows: on an H100 as a 16 GB card (2^27, bench/RESULTS.md, seventeenth session) h
+ * took 1.74 s per circuit in chunks of 1.24 M points, against ~1 s whole. So, with passes allowed
+ * (G16_GPU_PASSES not 0), the runs may go in passes of fewer windows, whose scratch is a fraction
+ * of one pass's (G1 2^25: 8.9 GB in one pass, 1.9 GB in passes of 2 windows), and the chunks grow
+ * into the room that frees: of the chunk sizes that fit, the one of the least modelled cost
+ * (stream_adds), down to the largest chunk whose runs fit in one pass (never smaller: it would only
+ * add runs). Without passes, the largest chunk whose runs fit in one pass by the host scalars' bound
+ * (the rule before, for A/B). With some queries resident, plan_partial's chunk for both groups, one
+ * pass; G16_GPU_CHUNK=N sets both, one pass (tests, A/B). */
 static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
 {
     size_t free_b = 0, n2;
     const char *env = getenv("G16_GPU_CHUNK");
+    gp->str_room1 = gp->str_room2 = 0;
     if (env && *env) {
         char *end;
         unsigned long long v = strtoull(env, &end, 10);
@@ -705,20 +775,35 @@ static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
     if (st != G16_OK)
         return st;
     size_t room = free_b > G16__GPU_RESERVE ? (free_b - G16__GPU_RESERVE) / 16 * 15 : 0;
-    size_t c1 = largest_query(gp, Q_ALL & ~(1u << Q_B2)), lo, lo2, least = chunks_min(gp, &lo, &lo2);
+    size_t n1 = largest_query(gp, Q_ALL & ~(1u << Q_B2)), c1 = n1 ? n1 : 1, lo, lo2, least = chunks_min(gp, &lo, &lo2);
+    double best = -1;
     q_bases(gp->p, Q_B2, &n2);
     for (;;) {
-        size_t c2 = c1 / 2 < n2 ? c1 / 2 : n2;
+        size_t c2 = c1 / 2 < n2 ? c1 / 2 : n2, s1, s2;
         c2 = c2 ? c2 : 1;
-        if (chunks_need(c1, c2) <= room) {
+        if (!gp->passes_ok && chunks_need(c1, c2) <= room) {
             gp->chunk = c1;
             gp->chunk2 = c2;
             return G16_OK;
+        }
+        if (gp->passes_ok && stream_fits(c1, c2, room, &s1, &s2)) {
+            double cost = stream_adds(n1 ? n1 : 1, c1, s1);
+            if (best < 0 || cost < best) {
+                best = cost;
+                gp->chunk = c1;
+                gp->chunk2 = c2;
+                gp->str_room1 = s1;
+                gp->str_room2 = s2;
+            }
+            if (wpp_for(c1, 0, s1) == 0 && wpp_for(c2, 1, s2) == 0)
+                break; /* the largest chunk in one pass: smaller ones only add runs */
         }
         if (c1 <= lo)
             break;
         c1 = c1 / 16 * 15 > lo ? c1 / 16 * 15 : lo;
     }
+    if (best >= 0)
+        return G16_OK;
     return g16__error(err, G16_ERR_NOMEM,
                       "gpu prover: %zu bytes free after the H step's vectors; streaming the queries needs at least %zu",
                       free_b, least + G16__GPU_RESERVE);
@@ -1269,8 +1354,8 @@ size_t g16__gpu_prover_transient_bytes(const g16__gpu_prover *gp)
     if (gp->res_mask) /* a resident run; in the partial plan beside two streamed chunks' bases */
         most = largest_scratch(gp);
     if (gp->res_mask != Q_ALL) {
-        /* the streamed runs (choose_chunk's sixteenth on top of chunks_need) */
-        size_t str = chunks_need(gp->chunk, gp->chunk2), c = gp->chunk > gp->chunk2 ? gp->chunk : gp->chunk2;
+        /* the streamed runs (choose_chunk's sixteenth on top of what they need) */
+        size_t str = stream_need(gp), c = gp->chunk > gp->chunk2 ? gp->chunk : gp->chunk2;
         str += str / 15 + 1;
         for (int q = 0; q < Q_COUNT; q++)
             if (!(gp->res_mask >> q & 1) && q_point_bytes(q) > pb)
@@ -1401,11 +1486,17 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
         snprintf(buf, len, "gpu %d (%s), queries %s resident%s, %s streamed in chunks of up to %zu points from %s "
                  "host memory (not all fit), %s", info.device, info.name, res, pc, str, gp->chunk, gp->pin_note,
                  gp->pf_note);
-    } else
+    } else {
+        unsigned w1 = stream_wpp(gp, gp->chunk, 0), w2 = stream_wpp(gp, gp->chunk2, 1);
+        char pass[96] = "";
+        if (w1 || w2)
+            snprintf(pass, sizeof pass, ", each chunk's MSM in passes of up to %u windows (%u for b_g2; 0: one pass)",
+                     w1, w2);
         snprintf(buf, len,
                  "gpu %d (%s), queries streamed in chunks of up to %zu points (%zu for b_g2; they do not all fit) "
-                 "from %s host memory",
-                 info.device, info.name, gp->chunk, gp->chunk2, gp->pin_note);
+                 "from %s host memory%s",
+                 info.device, info.name, gp->chunk, gp->chunk2, gp->pin_note, pass);
+    }
     if (gp->h_slots == 2 && strlen(buf) + 1 < len)
         snprintf(buf + strlen(buf), len - strlen(buf), "; the H step in two device vectors");
 }
@@ -1705,13 +1796,7 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
     g16__span sp = 0;
     memset(&o, 0, sizeof o);
     o.device_scalars = 1; /* H, the witness and the compacted scalars all live on the device */
-    if (res && gp->pass_room) {
-        o.windows_per_pass = run_wpp(gp, count, q == Q_B2);
-        if (o.windows_per_pass) { /* span gpu.msm_passes, its count the windows per pass */
-            sp = g16__span_begin_n("gpu.msm_passes", o.windows_per_pass);
-            spanned = 1;
-        }
-    }
+    o.windows_per_pass = res ? (gp->pass_room ? run_wpp(gp, count, q == Q_B2) : 0) : stream_wpp(gp, count, q == Q_B2);
     if (!res) {
         /* this chunk (uploaded while the previous one ran), then the next one's upload */
         if ((st = up_take(gp, q, first, count, err)) != G16_OK)
@@ -1726,6 +1811,9 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
             goto cleanup;
         m = view;
         sp = g16__span_begin_n("gpu.msm_piece", count);
+        spanned = 1;
+    } else if (o.windows_per_pass) { /* span gpu.msm_passes, its count the windows per pass */
+        sp = g16__span_begin_n("gpu.msm_passes", o.windows_per_pass);
         spanned = 1;
     }
     if (q == Q_B2)
