@@ -29,10 +29,12 @@
  * among l, a, b_g1, b_g2, whose mostly 0/1 scalars leave their MSMs bound by the upload, then h
  * when it fits too; streamed chunks of at least 2^24 points; no SpMV on the device, no prefetch;
  * G16_GPU_RESIDENT names the set, for tests, or turns the plan off). When none fit
- * ("streaming") each MSM uploads its query in chunks, the largest whose bases (twice: the next
- * chunk's upload overlaps) and MSM scratch fit in the free memory, b_g2's of half as many points as
- * the G1 queries' (G16_GPU_CHUNK=N points overrides, G16_GPU_STREAM=1 forces streaming; both for
- * tests), runs each chunk and sums
+ * ("streaming") each MSM uploads its query in chunks whose bases (twice: the next chunk's upload
+ * overlaps) and MSM scratch fit in the free memory, b_g2's of half as many points as the G1
+ * queries'; a chunk's run goes in passes of fewer windows where that lets the chunks grow (their
+ * size by a modelled cost, never below the largest whose runs fit in one pass; G16_GPU_PASSES=0:
+ * that one, in one pass; G16_GPU_CHUNK=N points overrides, G16_GPU_STREAM=1 forces streaming; both
+ * for tests), runs each chunk and sums
  * the parts on the host, so a card smaller than the parameters still proves (slower: the queries
  * cross PCIe once per proof). There the queries' host memory is page-locked for the prover's
  * life (G16_GPU_PIN_QUERIES=0: not), and each chunk is uploaded by a thread of its own while the
