@@ -1222,13 +1222,24 @@ static void test_dev_batch(void **state)
             }
             g16__gpu_free(g, dk);
             memset(&op, 0, sizeof op);
+            unsigned np[3] = {99, 99, 99};
             op.windows_per_pass = 3;
             op.phase_ms = pph;
+            op.npasses = np;
             memset(pres, 0x5a, sizeof pres);
             if (G->run(m, pres, k, nsets, &op, &err) != G16_OK)
                 fail_msg("%s batch in passes of 3: %s", G->name, err.msg);
             for (size_t s = 0; s < nsets; s++)
                 expect_same(G, RES(pres, s), RES(got, s), "batch in passes of 3", n, IN_RANDOM, 0);
+            /* the random set in passes of 3 windows; the Filecoin-like one (~30% non-trivial) in
+             * wider passes, as the buffers sized for n non-trivial scalars hold (msm.cu,
+             * widen_passes), fewer of them; the set with a third of zeros in between */
+            unsigned p_rand = (g16__gpu_msm_windows(n) + 2) / 3, p_fil = (g16__gpu_msm_windows(others[0]) + 2) / 3;
+            printf("  device %s batch in passes of 3: %u passes (filecoin, %llu others; %u unwidened), %u (random), "
+                   "%u (a third zeros)\n", G->name, np[0], (unsigned long long)others[0], p_fil, np[1], np[2]);
+            assert_int_equal(np[1], p_rand);
+            assert_true(np[0] >= 1 && np[0] < p_fil);
+            assert_true(np[2] >= 1 && np[2] <= p_rand);
             assert_true(pph[G16__GPU_MSM_PH_SORT] > 0 && pph[G16__GPU_MSM_PH_ACCUM] > 0 &&
                         pph[G16__GPU_MSM_PH_REDUCE] > 0);
             printf("  device %s: passes of 1, 2, 5 windows (device scalars) and a batch in passes of 3 = one pass; "

@@ -90,6 +90,7 @@ struct g16__gpu_msm {
     uint64_t threads_aff; /* resident threads of the batch-affine level-0 kernel */
     uint32_t lanes;       /* lanes per batch-affine level-0 thread (1: XYZZ level 0 only) */
     uint32_t tree_log;    /* tree accumulation's slice, log2 (0: off) */
+    int widen;            /* sparse sets' passes widened (widen_passes; G16_MSM_WIDEN=0: not, for A/B) */
     uint32_t tree_k;      /* tree accumulation's batch, at most */
     uint64_t threads_tree; /* resident threads of the tree rounds' kernel */
     /* scratch of the runs: NULL until the first run */
@@ -582,6 +583,10 @@ static g16_status occupancy(g16__gpu_msm *m, g16_error *err)
         G16_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_acc0_aff<0>, TPB, 0));
     m->threads_aff = (uint64_t)(nb < 1 ? 1 : nb) * TPB * (uint64_t)m->g->info.sm_count;
     {
+        const char *e = getenv("G16_MSM_WIDEN");
+        m->widen = !(e && !strcmp(e, "0"));
+    }
+    {
         /* lanes per batch-affine level-0 thread: G16_MSM_LANES_G1 / _G2 (1 = the XYZZ level 0) */
         const char *e = getenv(m->g2 ? "G16_MSM_LANES_G2" : "G16_MSM_LANES_G1");
         long v = e ? strtol(e, NULL, 10) : (m->g2 ? G16_MSM_LANES_G2 : G16_MSM_LANES_G1);
@@ -993,6 +998,37 @@ cleanup:
     return st;
 }
 
+/* The Pippenger buffer sizes of plan pl (the sort's temporary bytes from CUB). */
+static g16_status pip_sizes_for(run_ctx *x, const msm_plan *pl, pip_sizes *z, g16_error *err)
+{
+    g16_status st = G16_OK;
+    z->N = pl->N;
+    z->nb = (uint64_t)pl->nwin * pl->B;
+    z->slots = slots_for(pl);
+    z->nred = (uint64_t)pl->nwin * pl->TR;
+    z->nl = pl->K > 1 ? (uint64_t)pl->K * pl->TL : 0;
+    z->nt = pl->tree;
+    z->nk = pl->tree ? (uint64_t)pl->sent : 0;
+    z->nsl = pl->tree ? msm_div_up(pl->N, pl->tree) : 0;
+    z->sort_bytes = 0;
+    {
+        cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
+        G16_CU(cub::DeviceRadixSort::SortPairs(NULL, z->sort_bytes, dk, dv, (uint64_t)pl->N, 0, (int)pl->key_bits,
+                                               x->s));
+    }
+cleanup:
+    return st;
+}
+
+/* The Pippenger buffers allocated now hold sizes z. */
+static int pip_holds(const run_ctx *x, const pip_sizes *z)
+{
+    const pip_bufs *p = x->p;
+    return x->m->pip_mem && z->N <= p->N && z->nb <= p->nbuckets && z->slots <= p->slots && z->nred <= p->nred &&
+           z->nl <= p->nlanes && z->nt <= p->ntree && z->nk <= p->nkeys && z->nsl <= p->nslices &&
+           z->sort_bytes <= p->sort_bytes;
+}
+
 /* Makes sure the Pippenger buffers hold plan pl. When they are too small they grow to the larger
  * of the old and the new sizes: a handle sees plans of two shapes (all n scalars up front, then
  * the non-trivial count, whose window may be smaller and its reduction threads more), and
@@ -1003,24 +1039,8 @@ static g16_status pip_ensure(run_ctx *x, const msm_plan *pl, g16_error *err)
     g16_status st = G16_OK;
     pip_bufs *p = x->p;
     pip_sizes z;
-    z.N = pl->N;
-    z.nb = (uint64_t)pl->nwin * pl->B;
-    z.slots = slots_for(pl);
-    z.nred = (uint64_t)pl->nwin * pl->TR;
-    z.nl = pl->K > 1 ? (uint64_t)pl->K * pl->TL : 0;
-    z.nt = pl->tree;
-    z.nk = pl->tree ? (uint64_t)pl->sent : 0;
-    z.nsl = pl->tree ? msm_div_up(pl->N, pl->tree) : 0;
-    z.sort_bytes = 0;
-    {
-        cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
-        G16_CU(cub::DeviceRadixSort::SortPairs(NULL, z.sort_bytes, dk, dv, (uint64_t)pl->N, 0, (int)pl->key_bits,
-                                               x->s));
-    }
-    if (x->m->pip_mem && z.N <= p->N && z.nb <= p->nbuckets && z.slots <= p->slots && z.nred <= p->nred &&
-        z.nl <= p->nlanes && z.nt <= p->ntree && z.nk <= p->nkeys && z.nsl <= p->nslices &&
-        z.sort_bytes <= p->sort_bytes)
-        return G16_OK;
+    if ((st = pip_sizes_for(x, pl, &z, err)) != G16_OK || pip_holds(x, &z))
+        return st;
     if (x->m->pip_mem) {
         pip_sizes u = z;
         u.N = z.N > p->N ? z.N : p->N;
@@ -1041,31 +1061,66 @@ cleanup:
     return st;
 }
 
-/* The plan of a run's pass from window w0 over count non-trivial scalars (window c_pass, the one
- * the first pass took; 0 for the first: the options' window, or the automatic one), with its
- * Pippenger buffers. An automatic window above MSM_LEAN_WINDOW takes more memory than
- * MSM_LEAN_WINDOW up to 2^27 scalars (12·2^21 buckets against 13·2^19: about 264 against 228 B
- * per scalar at 2^26, 228 against 218 at 2^27), so when its buffers do not fit the run tries
- * MSM_LEAN_WINDOW, as it ran before the automatic choice reached 22. */
-static g16_status plan_and_ensure(run_ctx *x, msm_plan *pl, uint64_t count, const g16__gpu_msm_opts *o,
-                                  uint32_t c_pass, uint32_t w0, g16_error *err)
+/* The plan of a run's pass from window w0 over count non-trivial scalars in passes of wpp windows
+ * (0: one pass; window c, 0: the options' window, or the automatic one), with the options' level-0
+ * and tree settings. */
+static void plan_make(const run_ctx *x, msm_plan *pl, uint64_t count, const g16__gpu_msm_opts *o, uint32_t c,
+                      uint32_t w0, uint32_t wpp)
 {
     const g16__gpu_msm *m = x->m;
     uint64_t t0 = o && o->threads0 ? o->threads0 : m->threads_acc, taff = o && o->threads0 ? o->threads0 : m->threads_aff;
-    uint32_t c = c_pass ? c_pass : o ? o->window : 0, carry = o ? o->carry_per : 0, lanes = lanes_for(m, o);
-    uint32_t wpp = o ? o->windows_per_pass : 0;
+    uint32_t carry = o ? o->carry_per : 0, lanes = lanes_for(m, o);
     uint32_t tlog = o && o->tree ? (o->tree == 1 ? 0 : o->tree) : m->tree_log;
     uint32_t tk = o && o->tree_k ? o->tree_k : m->tree_k;
-    uint64_t slice = tlog ? (uint64_t)1 << tlog : 0;
     msm_plan_make_pass(pl, count, c, w0, wpp, t0, m->threads_red, carry, lanes, taff);
-    msm_plan_tree(pl, slice, tk);
+    msm_plan_tree(pl, tlog ? (uint64_t)1 << tlog : 0, tk);
+}
+
+/* The plan of a run's pass from window w0 over count non-trivial scalars (window c_pass, the one
+ * the first pass took; 0 for the first: the options' window, or the automatic one), in passes of
+ * wpp windows, with its Pippenger buffers. An automatic window above MSM_LEAN_WINDOW takes more
+ * memory than MSM_LEAN_WINDOW up to 2^27 scalars (12·2^21 buckets against 13·2^19: about 264
+ * against 228 B per scalar at 2^26, 228 against 218 at 2^27), so when its buffers do not fit the run
+ * tries MSM_LEAN_WINDOW, as it ran before the automatic choice reached 22. */
+static g16_status plan_and_ensure(run_ctx *x, msm_plan *pl, uint64_t count, const g16__gpu_msm_opts *o,
+                                  uint32_t c_pass, uint32_t w0, uint32_t wpp, g16_error *err)
+{
+    uint32_t c = c_pass ? c_pass : o ? o->window : 0;
+    plan_make(x, pl, count, o, c, w0, wpp);
     g16_status st = pip_ensure(x, pl, err);
     if (st == G16_ERR_NOMEM && c == 0 && pl->c > MSM_LEAN_WINDOW) {
-        msm_plan_make_pass(pl, count, MSM_LEAN_WINDOW, w0, wpp, t0, m->threads_red, carry, lanes, taff);
-        msm_plan_tree(pl, slice, tk);
+        plan_make(x, pl, count, o, MSM_LEAN_WINDOW, w0, wpp);
         st = pip_ensure(x, pl, err);
     }
     return st;
+}
+
+/* A set in passes (opts.windows_per_pass) whose non-trivial scalars are fewer than the points (a
+ * witness: mostly 0 and 1): its passes as wide as the Pippenger buffers allocated now hold (the
+ * run's up-front plan, every scalar non-trivial, or an earlier set's), so that fewer passes pay
+ * their fixed cost (~2.5 ms each on an H100, bench/RESULTS.md, twenty-second session) with no
+ * more memory than the caller's bound (g16__gpu_msm_scratch_bytes_opts). *wpp: the set's windows
+ * per pass (0: one pass). */
+static g16_status widen_passes(run_ctx *x, uint64_t count, const g16__gpu_msm_opts *o, uint32_t *wpp,
+                               g16_error *err)
+{
+    g16_status st = G16_OK;
+    *wpp = o ? o->windows_per_pass : 0;
+    if (!*wpp || count >= x->m->n || !x->m->pip_mem || !x->m->widen)
+        return G16_OK;
+    uint32_t c = o->window ? o->window : msm_window_for(count), nwin = (256 + c - 1) / c;
+    for (uint32_t w = nwin; w > *wpp; w--) {
+        msm_plan pl;
+        pip_sizes z;
+        plan_make(x, &pl, count, o, c, 0, w);
+        if ((st = pip_sizes_for(x, &pl, &z, err)) != G16_OK)
+            return st;
+        if (pip_holds(x, &z)) {
+            *wpp = w >= nwin ? 0 : w;
+            return G16_OK;
+        }
+    }
+    return G16_OK;
 }
 
 static g16_status mark(run_ctx *x, int phase, g16_error *err)
@@ -1341,17 +1396,24 @@ template <int G2> static g16_status run_set(run_ctx *x, const g16_fr *scalars, s
     st = mark(x, G16__GPU_MSM_PH_DIGITS, err);
     if (st != G16_OK)
         goto cleanup;
+    if (o && o->npasses)
+        o->npasses[set] = 0;
     if (count > 0) {
-        /* one pass, or passes of windows_per_pass windows (the first one's window for all), their
-         * window sums gathered in f->wall; with timing, each pass's phases added as it ends */
-        uint32_t c_pass = 0, w0 = 0;
+        /* one pass, or passes of windows_per_pass windows (widened as the buffers allow; the first
+         * pass's window for all), their window sums gathered in f->wall; with timing, each pass's
+         * phases added as it ends */
+        uint32_t c_pass = 0, w0 = 0, wpp = 0;
+        if ((st = widen_passes(x, (uint64_t)count, o, &wpp, err)) != G16_OK)
+            goto cleanup;
         for (;;) {
-            st = plan_and_ensure(x, &pl, (uint64_t)count, o, c_pass, w0, err);
+            st = plan_and_ensure(x, &pl, (uint64_t)count, o, c_pass, w0, wpp, err);
             if (st != G16_OK)
                 goto cleanup;
             st = G2 ? pippenger<1>(x, &pl, o, &W, err) : pippenger<0>(x, &pl, o, &W, err);
             if (st != G16_OK)
                 goto cleanup;
+            if (o && o->npasses)
+                o->npasses[set]++;
             if (pl.nwin == pl.nwin_all)
                 break;
             G16_CU(cudaMemcpyAsync((char *)f->wall + (size_t)pl.w0 * xs, W, (size_t)pl.nwin * xs,
@@ -1482,7 +1544,7 @@ static g16_status msm_run(g16__gpu_msm *m, int g2, void *out, const g16_fr *scal
          * they do not fit, each set allocates for its own count (fewer non-trivial scalars may
          * fit, and a set that does not gives the error) */
         msm_plan pl;
-        st = plan_and_ensure(&x, &pl, m->n, o, 0, 0, err);
+        st = plan_and_ensure(&x, &pl, m->n, o, 0, 0, o ? o->windows_per_pass : 0, err);
         if (st == G16_ERR_NOMEM)
             st = G16_OK;
         if (st != G16_OK)

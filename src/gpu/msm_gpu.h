@@ -74,6 +74,8 @@ typedef struct {
     unsigned carry_per; /* 0: default; else entries per thread in the carry levels, >= 4 */
     double *phase_ms;   /* optional [G16__GPU_MSM_PH_COUNT], added to (caller zeroes it) */
     uint64_t *nothers;  /* optional [nsets]: non-trivial scalars per set */
+    unsigned *npasses;  /* optional [nsets]: passes each set's Pippenger part took (0: no
+                         * non-trivial scalar); the CUDA backend only */
     int final_device;   /* 0: the window sums are combined on the host (a chain of ~256 doublings
                          * runs far faster on a CPU core than on one GPU thread: G2 2^24 0.3 ms
                          * against 8.9 on the H200); 1: on one GPU thread */
@@ -97,7 +99,10 @@ typedef struct {
                                 * buckets' memory by about nwin / w for one more read of the
                                 * scalars per pass: how a resident query whose whole run does not
                                 * fit runs over all its bases at once (the prover), instead of in
-                                * pieces with a window sum each */
+                                * pieces with a window sum each. A set with fewer non-trivial
+                                * scalars than points (a witness) takes passes as wide as the
+                                * buffers of the run's up-front plan (all non-trivial) hold, so
+                                * the scratch stays within g16__gpu_msm_scratch_bytes_opts */
 } g16__gpu_msm_opts;
 
 typedef struct g16__gpu_msm g16__gpu_msm;
