@@ -697,7 +697,8 @@ static g16_status passes_setup(g16__gpu_prover *gp, g16_error *err)
  * b_g2 -10%); 4.7 M in passes of 4 against 2.3 M, 3.46-3.48 s against 3.51-3.57 (b_g2 -10%, a and
  * b_g1 -6 to -27%, but msm.h +1-3% and msm.l +11-14%: at that size a pass's fixed ~2.5 ms, which
  * this model leaves out, outweighs the runs it saves; a model with it keeps h in one pass there and
- * loses the witness queries' gain, which this h-only model does not see). */
+ * loses the witness queries' gain, which this h-only model does not see). msm.l's loss went with
+ * the MSM's widened passes (msm.cu, widen_passes): 15G 3.32-3.34 s per proof. */
 #define STREAM_RUN_FIXED_ADDS 4.1e6
 #define STREAM_PASS_ADDS 0.08
 static double stream_run_adds(size_t m, size_t s)
