@@ -607,6 +607,15 @@ static size_t largest_query(const g16__gpu_prover *gp, unsigned mask)
     return most;
 }
 
+/* The bytes of a chunk of c1 G1 points' bases (*b1, with their infinity bits), of c2 G2 points'
+ * (*b2), and of the larger (*nb: the next chunk's upload, whichever group it is of). */
+static void stream_bases(size_t c1, size_t c2, size_t *b1, size_t *b2, size_t *nb)
+{
+    *b1 = c1 * (sizeof(g16_p1_affine) + 1);
+    *b2 = c2 * (sizeof(g16_p2_affine) + 1);
+    *nb = *b1 > *b2 ? *b1 : *b2;
+}
+
 /* Streaming: the bytes that chunks of c1 G1 points and c2 G2 points need at every step of the
  * stream: the running chunk's bases and MSM scratch plus the next chunk's bases, uploaded
  * meanwhile, whichever group it is of. The scratch by its bound (exact): !passes, one pass with
@@ -615,7 +624,8 @@ static size_t largest_query(const g16__gpu_prover *gp, unsigned mask)
  * one pass). */
 static size_t stream_bytes(size_t c1, size_t c2, int passes, unsigned w1, unsigned w2)
 {
-    size_t b1 = c1 * (sizeof(g16_p1_affine) + 1), b2 = c2 * (sizeof(g16_p2_affine) + 1), nb = b1 > b2 ? b1 : b2;
+    size_t b1, b2, nb;
+    stream_bases(c1, c2, &b1, &b2, &nb);
     size_t s1 = passes ? g16__gpu_msm_scratch_bytes_opts(c1, 0, 1, w1) : g16__gpu_msm_scratch_bytes(c1, 0);
     size_t s2 = passes ? g16__gpu_msm_scratch_bytes_opts(c2, 1, 1, w2) : g16__gpu_msm_scratch_bytes(c2, 1);
     return b1 + s1 + nb > b2 + s2 + nb ? b1 + s1 + nb : b2 + s2 + nb;
@@ -721,7 +731,8 @@ static double stream_adds(size_t n1, size_t c1, size_t s1)
  * not even passes of one window fit. */
 static int stream_fits(size_t c1, size_t c2, size_t room, size_t *s1, size_t *s2)
 {
-    size_t b1 = c1 * (sizeof(g16_p1_affine) + 1), b2 = c2 * (sizeof(g16_p2_affine) + 1), nb = b1 > b2 ? b1 : b2;
+    size_t b1, b2, nb;
+    stream_bases(c1, c2, &b1, &b2, &nb);
     if (b1 + nb >= room || b2 + nb >= room)
         return 0;
     *s1 = room - b1 - nb;
