@@ -1232,8 +1232,9 @@ static void test_dev_batch(void **state)
             for (size_t s = 0; s < nsets; s++)
                 expect_same(G, RES(pres, s), RES(got, s), "batch in passes of 3", n, IN_RANDOM, 0);
             /* the random set in passes of 3 windows; the Filecoin-like one (~30% non-trivial) in
-             * wider passes, as the buffers sized for n non-trivial scalars hold (msm.cu,
-             * widen_passes), fewer of them; the set with a third of zeros in between */
+             * wider passes, as wide as the handle's buffers hold (msm.cu, widen_passes; here still
+             * those of the one-pass runs above), fewer of them; the set with a third of zeros no
+             * more than the random one */
             unsigned p_rand = (g16__gpu_msm_windows(n) + 2) / 3, p_fil = (g16__gpu_msm_windows(others[0]) + 2) / 3;
             printf("  device %s batch in passes of 3: %u passes (filecoin, %llu others; %u unwidened), %u (random), "
                    "%u (a third zeros)\n", G->name, np[0], (unsigned long long)others[0], p_fil, np[1], np[2]);
