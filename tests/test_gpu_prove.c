@@ -88,6 +88,16 @@ static g16_status prove_with(const fixture *f, g16_proof *out, const char *backe
     return g16_prove(out, f->p, f->r, (const g16_fr *const *)f->w, f->count, &o, err);
 }
 
+/* prove_with on the GPU with the trace recorded afresh, for the span counts read after it. */
+static g16_status traced_prove(const fixture *f, g16_proof *out, const char *devices, g16_error *err)
+{
+    g16__trace_reset();
+    g16__trace_enable(G16__TRACE_RECORD);
+    g16_status st = prove_with(f, out, "gpu", devices, err);
+    g16__trace_enable(0);
+    return st;
+}
+
 static void expect_same_proofs(const g16_proof *a, const g16_proof *b, size_t count, const char *what)
 {
     for (size_t i = 0; i < count; i++) {
@@ -352,10 +362,7 @@ static void partial_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu, size
     snprintf(piece, sizeof piece, "%zu", np);
     char *saved_res = env_set("G16_GPU_RESIDENT", "h,b_g2"), *saved_chunk = env_set("G16_GPU_CHUNK", chunk);
     memset(gpu, 0, f->count * sizeof *gpu);
-    g16__trace_reset();
-    g16__trace_enable(G16__TRACE_RECORD);
-    g16_status st = prove_with(f, gpu, "gpu", "0", &err); /* one worker: the counts */
-    g16__trace_enable(0);
+    g16_status st = traced_prove(f, gpu, "0", &err); /* one worker: the counts */
     uint64_t sync_up = sync_query_uploads(), sync_l = query_spans("l", "gpu.upload_query");
     uint64_t next_up = span_count("gpu.upload_next_chunk");
     g16__trace_reset();
@@ -371,10 +378,7 @@ static void partial_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu, size
     setenv("G16_GPU_RESIDENT", "l,a,b_g1", 1);
     char *saved_piece = env_set("G16_GPU_PIECE", piece);
     memset(gpu, 0, f->count * sizeof *gpu);
-    g16__trace_reset();
-    g16__trace_enable(G16__TRACE_RECORD);
-    st = prove_with(f, gpu, "gpu", "0", &err);
-    g16__trace_enable(0);
+    st = traced_prove(f, gpu, "0", &err);
     uint64_t pieces = query_spans("l", "gpu.msm_piece") + query_spans("a", "gpu.msm_piece") +
                       query_spans("b_g1", "gpu.msm_piece");
     uint64_t h_pieces = h_piece_runs(), sync_h = query_spans("h", "gpu.upload_query");
@@ -409,10 +413,7 @@ static void two_vector_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu)
         char *saved_stream = env_set("G16_GPU_STREAM", streamed ? "1" : "0");
         char *saved_ov = env_set("G16_GPU_H_OVERLAP", overlap ? "" : "0");
         memset(gpu, 0, f->count * sizeof *gpu);
-        g16__trace_reset();
-        g16__trace_enable(G16__TRACE_RECORD);
-        g16_status st = prove_with(f, gpu, "gpu", "0", &err);
-        g16__trace_enable(0);
+        g16_status st = traced_prove(f, gpu, "0", &err);
         uint64_t spmv_gpu = span_count("prove/prove.circuit/ntt.h.gpu/gpu.spmv");
         uint64_t ups = span_count("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc");
         uint64_t ups_a = span_count("prove/prove.circuit/ntt.h.gpu/gpu.upload_a");
@@ -457,10 +458,7 @@ static void test_gpu_equals_cpu(void **state)
         fixture_make(&f, cases[c].kind, cases[c].rows, cases[c].count);
         g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
         assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
-        g16__trace_reset();
-        g16__trace_enable(G16__TRACE_RECORD);
-        g16_status st0 = prove_with(&f, gpu, "gpu", "0", &err);
-        g16__trace_enable(0);
+        g16_status st0 = traced_prove(&f, gpu, "0", &err);
         uint64_t spmv_gpu = span_count("prove/prove.circuit/ntt.h.gpu/gpu.spmv");
         uint64_t spmv_cpu = span_count("prove.synth/spmv") + span_count("prove/prove.synth/spmv");
         g16__trace_reset();
@@ -508,10 +506,7 @@ static void test_gpu_equals_cpu(void **state)
         setenv("G16_GPU_CHUNK", chunk, 1);
         char *saved_early = env_set("G16_GPU_EARLY_W", "0");
         memset(gpu, 0, f.count * sizeof *gpu);
-        g16__trace_reset();
-        g16__trace_enable(G16__TRACE_RECORD);
-        st = prove_with(&f, gpu, "gpu", "0", &err); /* one worker (the counts below) */
-        g16__trace_enable(0);
+        st = traced_prove(&f, gpu, "0", &err); /* one worker (the counts below) */
         uint64_t sync_up = sync_query_uploads(), next_up = span_count("gpu.upload_next_chunk");
         g16__trace_reset();
         env_restore("G16_GPU_EARLY_W", saved_early);
@@ -530,10 +525,7 @@ static void test_gpu_equals_cpu(void **state)
         snprintf(chunk, sizeof chunk, "%zu", (cases[c].rows / 3 + 31) / 32 * 32);
         char *saved_piece = env_set("G16_GPU_PIECE", chunk);
         memset(gpu, 0, f.count * sizeof *gpu);
-        g16__trace_reset();
-        g16__trace_enable(G16__TRACE_RECORD);
-        st = prove_with(&f, gpu, "gpu", "0", &err);
-        g16__trace_enable(0);
+        st = traced_prove(&f, gpu, "0", &err);
         uint64_t pieces = h_piece_runs();
         g16__trace_reset();
         env_restore("G16_GPU_PIECE", saved_piece);
@@ -545,10 +537,7 @@ static void test_gpu_equals_cpu(void **state)
         /* resident, each MSM whole in passes of 2 windows (G16_GPU_PASSES=2: whatever fits) */
         char *saved_passes = env_set("G16_GPU_PASSES", "2");
         memset(gpu, 0, f.count * sizeof *gpu);
-        g16__trace_reset();
-        g16__trace_enable(G16__TRACE_RECORD);
-        st = prove_with(&f, gpu, "gpu", "0", &err);
-        g16__trace_enable(0);
+        st = traced_prove(&f, gpu, "0", &err);
         uint64_t passes = h_pass_runs(), ppieces = h_piece_runs();
         g16__trace_reset();
         env_restore("G16_GPU_PASSES", saved_passes);
@@ -1426,10 +1415,7 @@ static void test_gpu_prefetch_batch(void **state)
         for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
             char *saved = env_set("G16_GPU_PREFETCH", modes[m]);
             memset(gpu, 0, f.count * sizeof *gpu);
-            g16__trace_reset();
-            g16__trace_enable(G16__TRACE_RECORD);
-            g16_status st = prove_with(&f, gpu, "gpu", "0", &err);
-            g16__trace_enable(0);
+            g16_status st = traced_prove(&f, gpu, "0", &err);
             const char *up = spmv ? "prove/prove.circuit/ntt.h.gpu/gpu.upload_witness"
                                   : "prove/prove.circuit/ntt.h.gpu/gpu.upload_abc";
             /* without a prefetch, a, b, c cross one at a time, each under the previous one's transforms */
@@ -1559,10 +1545,7 @@ static void test_gpu_early_witness(void **state)
         /* chunks of 1000 points: each streamed query in several, so that the order matters */
         char *sc = env_set("G16_GPU_CHUNK", *runs[k].resident ? "1000" : "");
         memset(gpu, 0, f.count * sizeof *gpu);
-        g16__trace_reset();
-        g16__trace_enable(G16__TRACE_RECORD);
-        g16_status st = prove_with(&f, gpu, "gpu", runs[k].devices, &err);
-        g16__trace_enable(0);
+        g16_status st = traced_prove(&f, gpu, runs[k].devices, &err);
         /* worker 0 under the call's span, a second worker's as roots of its thread */
         uint64_t early = span_count("prove/prove.witness_early") + span_count("prove.witness_early");
         uint64_t late = span_count("prove/prove.circuit/msm.l.gpu") + span_count("prove.circuit/msm.l.gpu");
@@ -1756,10 +1739,7 @@ static void test_gpu_mem_limit(void **state)
     assert_non_null(strstr(desc, "MSMs in pieces of up to"));
     g16__gpu_prover_destroy(gp);
     gp = NULL;
-    g16__trace_reset();
-    g16__trace_enable(G16__TRACE_RECORD);
-    g16_status st = prove_with(&f, gpu, "gpu", "0", &err);
-    g16__trace_enable(0);
+    g16_status st = traced_prove(&f, gpu, "0", &err);
     uint64_t pieces = h_piece_runs();
     g16__trace_reset();
     if (st != G16_OK)
@@ -1808,10 +1788,7 @@ static void test_gpu_mem_limit(void **state)
     g16__gpu_prover_destroy(gp);
     gp = NULL;
     memset(gpu, 0, f.count * sizeof *gpu);
-    g16__trace_reset();
-    g16__trace_enable(G16__TRACE_RECORD);
-    st = prove_with(&f, gpu, "gpu", "0", &err);
-    g16__trace_enable(0);
+    st = traced_prove(&f, gpu, "0", &err);
     uint64_t passes = h_pass_runs(), hpieces = h_piece_runs();
     g16__trace_reset();
     if (st != G16_OK)
@@ -1843,10 +1820,7 @@ static void test_gpu_mem_limit(void **state)
     g16__gpu_prover_destroy(gp);
     gp = NULL;
     memset(gpu, 0, f.count * sizeof *gpu);
-    g16__trace_reset();
-    g16__trace_enable(G16__TRACE_RECORD);
-    st = prove_with(&f, gpu, "gpu", "0", &err);
-    g16__trace_enable(0);
+    st = traced_prove(&f, gpu, "0", &err);
     uint64_t up_h = query_spans("h", "gpu.upload_query") + span_count("gpu.upload_next_chunk");
     uint64_t up_rest = sync_query_uploads() - query_spans("h", "gpu.upload_query");
     g16__trace_reset();
@@ -2089,10 +2063,7 @@ static void test_gpu_stream_chunks_limit(void **state)
         assert_int_equal(c2, c1 / 2 < n2 ? (c1 / 2 ? c1 / 2 : 1) : n2);
         last = o1;
         memset(gpu, 0, f.count * sizeof *gpu);
-        g16__trace_reset();
-        g16__trace_enable(G16__TRACE_RECORD);
-        st = prove_with(&f, gpu, "gpu", "0", &err);
-        g16__trace_enable(0);
+        st = traced_prove(&f, gpu, "0", &err);
         uint64_t pass_runs = all_pass_runs();
         g16__trace_reset();
         if (st != G16_OK)
