@@ -1691,6 +1691,24 @@ static size_t prover_held(g16__gpu *g, const fixture *f, int plain, size_t *used
     return before - after;
 }
 
+/* What a prover created under G16_GPU_MEM_LIMIT=lim leaves free (g was opened before the limit)
+ * holds what it allocates while it proves (g16__gpu_prover_transient_bytes: its runs' scratch by
+ * their bounds and its streamed chunks' bases) and the reserve, to what the plan leaves out: the
+ * bases' infinity bitmaps (1 MiB here) and, on a real card, the allocator's rounding (2 MiB pages;
+ * 32 MiB allowed). The fake card allocates exactly, so there a plan that counts a chunk's bases
+ * too few fails. */
+static void expect_plan_fits(g16__gpu *g, const g16__gpu_prover *gp, const char *lim)
+{
+    g16_error err = {0, ""};
+    g16__gpu_info info;
+    size_t after = 0, total = 0, t = g16__gpu_prover_transient_bytes(gp);
+    assert_int_equal(g16__gpu_mem_info(g, &after, &total, &err), G16_OK);
+    g16__gpu_get_info(g, &info);
+    size_t left = strtoull(lim, NULL, 10) - (total - after), slack = (size_t)(strstr(info.name, "fake") ? 1 : 32) << 20;
+    printf("  left free %zu, the runs and chunks take up to %zu, the reserve %zu\n", left, t, G16__GPU_RESERVE);
+    assert_true(left + slack >= t + G16__GPU_RESERVE);
+}
+
 /* A card smaller than the H200, emulated with G16_GPU_MEM_LIMIT: the prover keeps the queries
  * resident and runs its MSMs in pieces when the whole queries' scratch does not fit beside them
  * (the proofs the CPU's, no allocation beyond the limit refused); streams them when not even the
@@ -1799,7 +1817,9 @@ static void test_gpu_mem_limit(void **state)
     assert_int_equal(hpieces, 0);
 
     /* room for the bases but not for the smallest pieces' scratch beside them: l, a, b_g1 and
-     * b_g2 stay resident, h is streamed (prove_gpu.c, plan_partial); the same proofs */
+     * b_g2 stay resident, h is streamed (prove_gpu.c, plan_partial), the runs whole in passes of
+     * fewer windows where one pass does not fit (partial_passes); the same proofs. Then the same
+     * room with G16_GPU_PASSES=0: the same set, one pass (pieces where needed), no run in passes. */
     size_t pmin = 32, small = 0;
     while (pmin < nmax / 8)
         pmin *= 2;
@@ -1815,20 +1835,51 @@ static void test_gpu_mem_limit(void **state)
     printf("  limit %s bytes (held without matrices and spare %zu, smallest pieces' scratch %zu): %s\n", lim,
            held_plain, small, desc);
     assert_false(g16__gpu_prover_resident(gp));
-    assert_non_null(strstr(desc, "queries l, a, b_g1, b_g2 resident"));
+    assert_non_null(strstr(desc, "queries l, a, b_g1, b_g2 resident (MSMs whole in passes of up to "));
     assert_non_null(strstr(desc, " h streamed in chunks"));
+    int h_in_passes = strstr(desc, "each chunk's MSM in passes of up to ") != NULL;
+    expect_plan_fits(g, gp, lim);
     g16__gpu_prover_destroy(gp);
     gp = NULL;
-    memset(gpu, 0, f.count * sizeof *gpu);
-    st = traced_prove(&f, gpu, "0", &err);
-    uint64_t up_h = query_spans("h", "gpu.upload_query") + span_count("gpu.upload_next_chunk");
-    uint64_t up_rest = sync_query_uploads() - query_spans("h", "gpu.upload_query");
-    g16__trace_reset();
-    if (st != G16_OK)
-        fail_msg("proofs limited to %s bytes: %s", lim, err.msg);
-    expect_same_proofs(cpu, gpu, f.count, "limited memory, h streamed, the others resident");
-    assert_true(up_h >= f.count);
-    assert_int_equal(up_rest, 0);
+    for (int on = 1; on >= 0; on--) {
+        if (!on) {
+            saved_passes = env_set("G16_GPU_PASSES", "0");
+            assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK);
+            g16__gpu_prover_describe(gp, desc, sizeof desc);
+            printf("  the same limit, G16_GPU_PASSES=0: %s\n", desc);
+            assert_non_null(strstr(desc, "queries l, a, b_g1, b_g2 resident"));
+            assert_null(strstr(desc, "passes"));
+            expect_plan_fits(g, gp, lim);
+            g16__gpu_prover_destroy(gp);
+            gp = NULL;
+        }
+        memset(gpu, 0, f.count * sizeof *gpu);
+        st = traced_prove(&f, gpu, "0", &err);
+        uint64_t up_h = query_spans("h", "gpu.upload_query") + span_count("gpu.upload_next_chunk");
+        uint64_t up_rest = sync_query_uploads() - query_spans("h", "gpu.upload_query");
+        uint64_t res_passes = 0, h_passes = h_pass_runs(), sync_h = query_spans("h", "gpu.upload_query");
+        uint64_t thread_h = span_count("gpu.upload_next_chunk");
+        for (int q = 1; q < 5; q++) {
+            static const char *const qn[] = {"h", "l", "a", "b_g1", "b_g2"};
+            char path[128];
+            snprintf(path, sizeof path, "prove/prove.witness_early/msm.%s.gpu/gpu.msm_passes", qn[q]);
+            res_passes += query_spans(qn[q], "gpu.msm_passes") + span_count(path);
+        }
+        g16__trace_reset();
+        if (st != G16_OK)
+            fail_msg("proofs limited to %s bytes, G16_GPU_PASSES %s: %s", lim, on ? "auto" : "0", err.msg);
+        expect_same_proofs(cpu, gpu, f.count, "limited memory, h streamed, the others resident");
+        printf("  runs in passes: resident %llu, h %llu; h's chunks uploaded synchronously %llu, by the thread %llu\n",
+               (unsigned long long)res_passes, (unsigned long long)h_passes, (unsigned long long)sync_h,
+               (unsigned long long)thread_h);
+        assert_true(up_h >= f.count);
+        assert_int_equal(up_rest, 0);
+        /* the resident runs go in passes (their largest query at least, once per proof) and h's
+         * chunks exactly when the backend line says so */
+        assert_true(on ? res_passes >= f.count : res_passes == 0);
+        assert_true(on && h_in_passes ? h_passes >= f.count : h_passes == 0);
+    }
+    env_restore("G16_GPU_PASSES", saved_passes);
 
     /* half the bases' room, and no partial residency (G16_GPU_RESIDENT=0): not even the smallest
      * pieces' scratch bound (256 MiB and more) fits beside the bases, so the queries are

@@ -671,19 +671,21 @@ static void plan_add_withheld(const g16__gpu_prover *gp, g16__gpu_plan *plan)
  * each query's whole run in passes of fewer windows (passes_fit), they replace the pieces: on an
  * H100 80GB at 2^27, passes of 2 windows against pieces of 2^24 points took msm.h from 1023 to
  * 905 ms per circuit and a proof from 1.83-1.89 to 1.68-1.76 s (bench/RESULTS.md, twenty-second
- * session). Not in the partial plan (some queries streamed). G16_GPU_PASSES=0 keeps the pieces; =N
- * (tests) runs every query's MSM in passes of N windows when all five are resident, whatever fits
- * (pass_room then only says that passes are on). */
+ * session). The partial plan (some queries streamed) settles its passes itself (plan_partial).
+ * G16_GPU_PASSES=0 keeps the pieces; =N (tests) runs every query's MSM in passes of N windows when
+ * all five are resident, whatever fits (pass_room then only says that passes are on). */
 static g16_status passes_setup(g16__gpu_prover *gp, g16_error *err)
 {
     size_t free_b = 0;
+    if (!gp->resident)
+        return G16_OK; /* the partial plan's passes are settled (plan_partial) */
     gp->pass_room = 0;
-    if (gp->resident && gp->passes_wpp) {
+    if (gp->passes_wpp) {
         gp->piece = 0;
         gp->pass_room = SIZE_MAX;
         return G16_OK;
     }
-    if (!gp->resident || !gp->piece || !gp->passes_ok)
+    if (!gp->piece || !gp->passes_ok)
         return G16_OK;
     g16_status st = plan_free(gp, &free_b, err);
     if (st != G16_OK)
@@ -770,25 +772,26 @@ static size_t stream_need(const g16__gpu_prover *gp)
  * into the room that frees: of the chunk sizes that fit, the one of the least modelled cost
  * (stream_adds), down to the largest chunk whose runs fit in one pass (never smaller: it would only
  * add runs). Without passes, the largest chunk whose runs fit in one pass by the host scalars' bound
- * (the rule before, for A/B). With some queries resident, plan_partial's chunk for both groups, one
- * pass; G16_GPU_CHUNK=N sets both, one pass (tests, A/B). */
+ * (the rule before, for A/B). With some queries resident, plan_partial's chunk for both groups, in
+ * passes where its room needs them; G16_GPU_CHUNK=N sets both, one pass (tests, A/B). */
 static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
 {
     size_t free_b = 0, n2;
     const char *env = getenv("G16_GPU_CHUNK");
-    gp->str_room1 = gp->str_room2 = 0;
     if (env && *env) {
         char *end;
         unsigned long long v = strtoull(env, &end, 10);
         if (*end || v < 1)
             return g16__error(err, G16_ERR_ARG, "G16_GPU_CHUNK='%s': expected a positive number of points", env);
         gp->chunk = gp->chunk2 = (size_t)v;
+        gp->str_room1 = gp->str_room2 = 0;
         return G16_OK;
     }
-    if (gp->chunk) { /* plan_partial's */
+    if (gp->chunk) { /* plan_partial's, with its passes' room (plan_queries) */
         gp->chunk2 = gp->chunk;
         return G16_OK;
     }
+    gp->str_room1 = gp->str_room2 = 0;
     g16_status st = plan_free(gp, &free_b, err);
     if (st != G16_OK)
         return st;
@@ -1240,6 +1243,53 @@ static size_t chunk_for(const g16__gpu_prover *gp, size_t room, unsigned str, si
     }
 }
 
+/* Every streamed query's chunk run (mask str, chunks of c points) fits in `room` bytes of scratch,
+ * in passes where one does not (wpp_for). */
+static int chunk_runs_fit(const g16__gpu_prover *gp, size_t c, size_t room, unsigned str)
+{
+    size_t n;
+    for (int q = 0; q < Q_COUNT; q++) {
+        q_bases(gp->p, q, &n);
+        if (str >> q & 1 && wpp_for(c < n ? c : n, q == Q_B2, room) == UINT_MAX)
+            return 0;
+    }
+    return 1;
+}
+
+/* The partial plan with passes (G16_GPU_PASSES not 0): for the resident set `mask` in `room` bytes
+ * (free memory less its bases and the reserve), the chunk of the streamed queries and the scratch
+ * room *s every run then gets (room less two chunks' bases: the running one and the next one's
+ * upload, whichever query it is of). Candidates as chunk_for's (all of the largest streamed query,
+ * then powers of two down to lo) whose runs all fit in *s, the streamed chunks' and the resident
+ * queries' whole runs, in passes where one pass does not fit; of those, the one of the least
+ * modelled cost of h's runs (stream_adds) when h is streamed, else the largest. The resident runs
+ * go whole instead of in pieces and the chunks grow, as in the all-resident and the all-streamed
+ * plans (passes_setup, choose_chunk). 0 when none fits. */
+static size_t partial_passes(const g16__gpu_prover *gp, size_t room, unsigned mask, size_t lo, size_t *s)
+{
+    unsigned str = Q_ALL & ~mask;
+    size_t nstream = largest_query(gp, str), pb = str >> Q_B2 & 1 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
+    size_t c = nstream, p2 = 1, best_c = 0, nh;
+    double best = 0;
+    q_bases(gp->p, Q_H, &nh);
+    while (p2 * 2 < nstream)
+        p2 *= 2;
+    for (; c >= lo && c > 0; c = c > p2 ? p2 : c / 2) {
+        if (2 * c * pb >= room)
+            continue;
+        size_t sc = room - 2 * c * pb;
+        if (!passes_fit(gp, sc, mask) || !chunk_runs_fit(gp, c, sc, str))
+            continue;
+        double cost = str >> Q_H & 1 ? stream_adds(nh, c, sc) : -(double)c;
+        if (!best_c || cost < best) {
+            best = cost;
+            best_c = c;
+            *s = sc;
+        }
+    }
+    return best_c;
+}
+
 /* When not all five queries fit (plan_resident said no), which ones stay resident, the others
  * streamed in chunks as in streaming mode: the set of the most bytes among l, a, b_g1 and b_g2,
  * then h as well when it fits too. h comes last because its MSM (random scalars) is bound by
@@ -1247,24 +1297,32 @@ static size_t chunk_for(const g16__gpu_prover *gp, size_t room, unsigned str, si
  * H200 as an 80 GB card, streamed in chunks of 49.2 M points against resident in pieces of 2^24,
  * msm.h took 1082 against 1019 ms per circuit, the four witness MSMs 3.0-3.1 s against 0.74-0.80 s
  * per batch of 3 (bench/RESULTS.md, fifteenth session). A set qualifies when, in free_b less its
- * bases and the reserve, the streamed chunks keep at least PARTIAL_CHUNK_MIN points (chunk_for)
- * and the resident runs fit their scratch (whole or in pieces, piece_for) beside two chunks'
- * bases. Returns the set's mask (0: none qualifies), its pieces and its chunk. */
-static unsigned plan_partial(const g16__gpu_prover *gp, size_t free_b, size_t *piece, size_t *chunk)
+ * bases and the reserve, the streamed chunks keep at least PARTIAL_CHUNK_MIN points and the
+ * resident runs fit their scratch beside two chunks' bases: with passes allowed, every run whole
+ * in passes where needed (partial_passes; *room = the scratch room of every run, *piece = 0),
+ * else in one pass, the streamed chunks by the host scalars' bound (chunk_for) and the resident
+ * runs whole or in pieces (piece_for; *room = 0). Returns the set's mask (0: none qualifies), its
+ * pieces, its chunk and its room. */
+static unsigned plan_partial(const g16__gpu_prover *gp, size_t free_b, size_t *piece, size_t *chunk, size_t *sroom)
 {
     unsigned best = 0;
     size_t best_w = 0, best_h = 0;
     for (unsigned mask = 1; mask < Q_ALL; mask++) {
         unsigned str = Q_ALL & ~mask;
-        size_t res = bases_bytes(gp, mask), nstream = largest_query(gp, str), room, c, pc;
+        size_t res = bases_bytes(gp, mask), nstream = largest_query(gp, str), room, c, pc = 0, s = 0;
         size_t pb = str >> Q_B2 & 1 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
         size_t lo = nstream / 8 < PARTIAL_CHUNK_MIN ? nstream / 8 : PARTIAL_CHUNK_MIN;
         lo = lo > 4096 ? lo : nstream < 4096 ? nstream : 4096;
         if (free_b <= res + G16__GPU_RESERVE)
             continue;
         room = free_b - res - G16__GPU_RESERVE;
-        if ((c = chunk_for(gp, room, str, lo)) == 0 || (pc = piece_for(gp, room - 2 * c * pb, mask)) == SIZE_MAX)
+        if (gp->passes_ok) {
+            if ((c = partial_passes(gp, room, mask, lo, &s)) == 0)
+                continue;
+        } else if ((c = chunk_for(gp, room, str, lo)) == 0 ||
+                   (pc = piece_for(gp, room - 2 * c * pb, mask)) == SIZE_MAX) {
             continue;
+        }
         size_t w = bases_bytes(gp, mask & ~(1u << Q_H)), h = bases_bytes(gp, mask & (1u << Q_H));
         if (w > best_w || (w == best_w && h > best_h)) {
             best = mask;
@@ -1272,6 +1330,7 @@ static unsigned plan_partial(const g16__gpu_prover *gp, size_t free_b, size_t *p
             best_h = h;
             *piece = pc;
             *chunk = c;
+            *sroom = s;
         }
     }
     return best;
@@ -1320,7 +1379,7 @@ static void plan_queries(g16__gpu_prover *gp, int *spmv, int rmode, unsigned rma
     int stream_all = stream && !strcmp(stream, "1");
     gp->res_mask = 0;
     gp->piece = 0;
-    gp->pass_room = 0;
+    gp->pass_room = gp->str_room1 = gp->str_room2 = 0;
     gp->chunk = 0;
     if (rmode == 1 && rmask != Q_ALL) {
         gp->res_mask = rmask;
@@ -1328,9 +1387,14 @@ static void plan_queries(g16__gpu_prover *gp, int *spmv, int rmode, unsigned rma
     } else if (!stream_all && plan_resident(gp, spmv, forced_piece)) {
         gp->res_mask = Q_ALL;
     } else if (!stream_all && rmode != 2 && plan_free(gp, &free_b, NULL) == G16_OK) {
-        gp->res_mask = plan_partial(gp, free_b, &gp->piece, &gp->chunk);
-        if (gp->res_mask && forced_piece)
+        size_t room = 0;
+        gp->res_mask = plan_partial(gp, free_b, &gp->piece, &gp->chunk, &room);
+        /* the passes' room: the resident runs' (run_wpp) and the streamed chunks' (stream_wpp) */
+        gp->pass_room = gp->str_room1 = gp->str_room2 = gp->res_mask ? room : 0;
+        if (gp->res_mask && forced_piece) {
             gp->piece = forced_piece < largest_query(gp, gp->res_mask) ? forced_piece : 0;
+            gp->pass_room = 0;
+        }
     }
     gp->resident = gp->res_mask == Q_ALL;
 }
@@ -1364,25 +1428,42 @@ g16_status g16__gpu_prover_create(g16__gpu_prover **out, int device, const struc
     return g16__gpu_prover_create_shared(out, device, 0, p, r, err);
 }
 
-size_t g16__gpu_prover_transient_bytes(const g16__gpu_prover *gp)
+/* The partial plan's streamed runs: the largest scratch of a chunk's run over a streamed query, by
+ * the bound its plan took (in passes by its room, partial_passes; else one pass with the host
+ * scalars' room, chunk_for). */
+static size_t partial_stream_scratch(const g16__gpu_prover *gp)
 {
-    size_t most = 0, pb = 0;
-    if (!gp)
-        return 0;
-    if (gp->res_mask) /* a resident run; in the partial plan beside two streamed chunks' bases */
-        most = largest_scratch(gp);
-    if (gp->res_mask != Q_ALL) {
-        /* the streamed runs (choose_chunk's sixteenth on top of what they need) */
-        size_t str = stream_need(gp), c = gp->chunk > gp->chunk2 ? gp->chunk : gp->chunk2;
-        str += str / 15 + 1;
-        for (int q = 0; q < Q_COUNT; q++)
-            if (!(gp->res_mask >> q & 1) && q_point_bytes(q) > pb)
-                pb = q_point_bytes(q);
-        if (gp->res_mask)
-            most += 2 * c * pb;
-        most = str > most ? str : most;
+    size_t most = 0, n;
+    for (int q = 0; q < Q_COUNT; q++) {
+        if (gp->res_mask >> q & 1)
+            continue;
+        q_bases(gp->p, q, &n);
+        size_t c = n < gp->chunk ? n : gp->chunk, b;
+        b = gp->str_room1 ? g16__gpu_msm_scratch_bytes_opts(c, q == Q_B2, 1, stream_wpp(gp, c, q == Q_B2))
+                          : g16__gpu_msm_scratch_bytes(c, q == Q_B2);
+        most = b > most ? b : most;
     }
     return most;
+}
+
+size_t g16__gpu_prover_transient_bytes(const g16__gpu_prover *gp)
+{
+    size_t pb = 0, r, s;
+    if (!gp)
+        return 0;
+    if (gp->res_mask == Q_ALL) /* a resident run */
+        return largest_scratch(gp);
+    if (!gp->res_mask) { /* the streamed runs (choose_chunk's sixteenth on top of what they need) */
+        s = stream_need(gp);
+        return s + s / 15 + 1;
+    }
+    /* the partial plan: a resident or a streamed run beside two streamed chunks' bases */
+    for (int q = 0; q < Q_COUNT; q++)
+        if (!(gp->res_mask >> q & 1) && q_point_bytes(q) > pb)
+            pb = q_point_bytes(q);
+    r = largest_scratch(gp);
+    s = partial_stream_scratch(gp);
+    return 2 * gp->chunk * pb + (r > s ? r : s);
 }
 
 g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size_t withheld,
@@ -1499,11 +1580,28 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
             char *d = gp->res_mask >> q & 1 ? res : str;
             snprintf(d + strlen(d), 64 - strlen(d), "%s%s", *d ? ", " : "", q_name[q]);
         }
+        unsigned wr = 0, ws = 0; /* the most windows per pass of a resident run, of a streamed chunk's */
+        for (int q = 0; q < Q_COUNT; q++) {
+            size_t n;
+            q_bases(gp->p, q, &n);
+            if (gp->res_mask >> q & 1) {
+                unsigned w = gp->pass_room ? run_wpp(gp, n, q == Q_B2) : 0;
+                wr = w > wr ? w : wr;
+            } else {
+                unsigned w = stream_wpp(gp, n < gp->chunk ? n : gp->chunk, q == Q_B2);
+                ws = w > ws ? w : ws;
+            }
+        }
         if (gp->piece)
             snprintf(pc, sizeof pc, " (MSMs in pieces of up to %zu points)", gp->piece);
+        else if (wr)
+            snprintf(pc, sizeof pc, " (MSMs whole in passes of up to %u windows)", wr);
+        char pass[64] = "";
+        if (ws)
+            snprintf(pass, sizeof pass, ", each chunk's MSM in passes of up to %u windows", ws);
         snprintf(buf, len, "gpu %d (%s), queries %s resident%s, %s streamed in chunks of up to %zu points from %s "
-                 "host memory (not all fit), %s", info.device, info.name, res, pc, str, gp->chunk, gp->pin_note,
-                 gp->pf_note);
+                 "host memory (not all fit)%s, %s", info.device, info.name, res, pc, str, gp->chunk, gp->pin_note,
+                 pass, gp->pf_note);
     } else {
         unsigned w1 = stream_wpp(gp, gp->chunk, 0), w2 = stream_wpp(gp, gp->chunk2, 1);
         char pass[96] = "";
