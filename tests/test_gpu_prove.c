@@ -1881,6 +1881,32 @@ static void test_gpu_mem_limit(void **state)
     }
     env_restore("G16_GPU_PASSES", saved_passes);
 
+    /* l, a and b_g1 named resident (G16_GPU_RESIDENT), h and b_g2 streamed, in the room of the
+     * partial case above: the set planned as the partial plan plans it (at this size the planner
+     * itself keeps b_g2, whose bases are small beside a chunk run's fixed scratch), so b_g2's chunks
+     * have half the G1 chunks' points (as many bytes), the runs in passes where needed; the plan
+     * fits and the proofs are the CPU's */
+    char *saved_named = env_set("G16_GPU_RESIDENT", "l,a,b_g1");
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("prover limited to %s bytes, l, a, b_g1 resident: %s", lim, err.msg);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  limit %s bytes, G16_GPU_RESIDENT=l,a,b_g1: %s\n", lim, desc);
+    size_t c1 = 0, c2 = 0;
+    const char *at = strstr(desc, "queries l, a, b_g1 resident");
+    assert_non_null(at);
+    at = strstr(at, " h, b_g2 streamed in chunks of up to ");
+    assert_non_null(at);
+    assert_int_equal(sscanf(at, " h, b_g2 streamed in chunks of up to %zu points (%zu for b_g2)", &c1, &c2), 2);
+    assert_int_equal(c2, c1 / 2);
+    expect_plan_fits(g, gp, lim);
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    memset(gpu, 0, f.count * sizeof *gpu);
+    if ((st = prove_with(&f, gpu, "gpu", "0", &err)) != G16_OK)
+        fail_msg("proofs limited to %s bytes, h and b_g2 streamed: %s", lim, err.msg);
+    expect_same_proofs(cpu, gpu, f.count, "limited memory, h and b_g2 streamed, the others resident");
+    env_restore("G16_GPU_RESIDENT", saved_named);
+
     /* half the bases' room, and no partial residency (G16_GPU_RESIDENT=0): not even the smallest
      * pieces' scratch bound (256 MiB and more) fits beside the bases, so the queries are
      * streamed; the same proofs */

@@ -787,10 +787,8 @@ static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
         gp->str_room1 = gp->str_room2 = 0;
         return G16_OK;
     }
-    if (gp->chunk) { /* plan_partial's, with its passes' room (plan_queries) */
-        gp->chunk2 = gp->chunk;
+    if (gp->chunk) /* plan_partial's, with its passes' room (plan_queries) */
         return G16_OK;
-    }
     gp->str_room1 = gp->str_room2 = 0;
     g16_status st = plan_free(gp, &free_b, err);
     if (st != G16_OK)
@@ -1243,41 +1241,48 @@ static size_t chunk_for(const g16__gpu_prover *gp, size_t room, unsigned str, si
     }
 }
 
-/* Every streamed query's chunk run (mask str, chunks of c points) fits in `room` bytes of scratch,
- * in passes where one does not (wpp_for). */
+/* The G2 chunk of the partial plan with passes for G1 chunks of c points: half as many points (the
+ * same bytes of bases), as in streaming mode. */
+static size_t partial_chunk2(size_t c) { return c / 2 ? c / 2 : 1; }
+
+/* Every streamed query's chunk run (mask str, G1 chunks of c points, b_g2's partial_chunk2(c))
+ * fits in `room` bytes of scratch, in passes where one does not (wpp_for). */
 static int chunk_runs_fit(const g16__gpu_prover *gp, size_t c, size_t room, unsigned str)
 {
     size_t n;
     for (int q = 0; q < Q_COUNT; q++) {
         q_bases(gp->p, q, &n);
-        if (str >> q & 1 && wpp_for(c < n ? c : n, q == Q_B2, room) == UINT_MAX)
+        size_t cq = q == Q_B2 ? partial_chunk2(c) : c;
+        if (str >> q & 1 && wpp_for(cq < n ? cq : n, q == Q_B2, room) == UINT_MAX)
             return 0;
     }
     return 1;
 }
 
 /* The partial plan with passes (G16_GPU_PASSES not 0): for the resident set `mask` in `room` bytes
- * (free memory less its bases and the reserve), the chunk of the streamed queries and the scratch
- * room *s every run then gets (room less two chunks' bases: the running one and the next one's
- * upload, whichever query it is of). Candidates as chunk_for's (all of the largest streamed query,
- * then powers of two down to lo) whose runs all fit in *s, the streamed chunks' and the resident
- * queries' whole runs, in passes where one pass does not fit; of those, the one of the least
- * modelled cost of h's runs (stream_adds) when h is streamed, else the largest. The resident runs
- * go whole instead of in pieces and the chunks grow, as in the all-resident and the all-streamed
- * plans (passes_setup, choose_chunk). 0 when none fits. */
+ * (free memory less its bases and the reserve), the G1 chunk of the streamed queries (b_g2's:
+ * partial_chunk2) and the scratch room *s every run then gets (room less two chunks' bases: the
+ * running one and the next one's upload, whichever query it is of; stream_bases). Candidates as
+ * chunk_for's (all of the largest streamed query, then powers of two down to lo) whose runs all
+ * fit in *s, the streamed chunks' and the resident queries' whole runs, in passes where one pass
+ * does not fit; of those, the one of the least modelled cost of h's runs (stream_adds) when h is
+ * streamed, else the largest. The resident runs go whole instead of in pieces and the chunks grow,
+ * as in the all-resident and the all-streamed plans (passes_setup, choose_chunk); and b_g2's
+ * chunks of half the points leave the room of a G1 query's bases where one pass's rule took two
+ * G2 chunks of the G1 chunk's points. 0 when none fits. */
 static size_t partial_passes(const g16__gpu_prover *gp, size_t room, unsigned mask, size_t lo, size_t *s)
 {
     unsigned str = Q_ALL & ~mask;
-    size_t nstream = largest_query(gp, str), pb = str >> Q_B2 & 1 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
-    size_t c = nstream, p2 = 1, best_c = 0, nh;
+    size_t nstream = largest_query(gp, str), c = nstream, p2 = 1, best_c = 0, nh, b1, b2, nb;
     double best = 0;
     q_bases(gp->p, Q_H, &nh);
     while (p2 * 2 < nstream)
         p2 *= 2;
     for (; c >= lo && c > 0; c = c > p2 ? p2 : c / 2) {
-        if (2 * c * pb >= room)
+        stream_bases(c, partial_chunk2(c), &b1, &b2, &nb);
+        if (2 * nb >= room)
             continue;
-        size_t sc = room - 2 * c * pb;
+        size_t sc = room - 2 * nb;
         if (!passes_fit(gp, sc, mask) || !chunk_runs_fit(gp, c, sc, str))
             continue;
         double cost = str >> Q_H & 1 ? stream_adds(nh, c, sc) : -(double)c;
@@ -1301,36 +1306,51 @@ static size_t partial_passes(const g16__gpu_prover *gp, size_t room, unsigned ma
  * resident runs fit their scratch beside two chunks' bases: with passes allowed, every run whole
  * in passes where needed (partial_passes; *room = the scratch room of every run, *piece = 0),
  * else in one pass, the streamed chunks by the host scalars' bound (chunk_for) and the resident
- * runs whole or in pieces (piece_for; *room = 0). Returns the set's mask (0: none qualifies), its
- * pieces, its chunk and its room. */
-static unsigned plan_partial(const g16__gpu_prover *gp, size_t free_b, size_t *piece, size_t *chunk, size_t *sroom)
+ * runs whole or in pieces (piece_for; room 0; b_g2's chunks of as many points as the G1 chunks).
+ * Returns the set's mask (0: none qualifies) and its plan (partial_for). */
+/* The partial plan of the resident set `mask` in free_b bytes (plan_partial's test for one set):
+ * its pieces, chunks and passes' room into *pl; 0 when it does not qualify. */
+typedef struct {
+    size_t piece, chunk, chunk2, room;
+} partial_plan;
+
+static int partial_for(const g16__gpu_prover *gp, size_t free_b, unsigned mask, partial_plan *pl)
+{
+    unsigned str = Q_ALL & ~mask;
+    size_t res = bases_bytes(gp, mask), nstream = largest_query(gp, str), room, c, pc = 0, s = 0;
+    size_t pb = str >> Q_B2 & 1 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
+    size_t lo = nstream / 8 < PARTIAL_CHUNK_MIN ? nstream / 8 : PARTIAL_CHUNK_MIN;
+    lo = lo > 4096 ? lo : nstream < 4096 ? nstream : 4096;
+    if (free_b <= res + G16__GPU_RESERVE)
+        return 0;
+    room = free_b - res - G16__GPU_RESERVE;
+    if (gp->passes_ok) {
+        if ((c = partial_passes(gp, room, mask, lo, &s)) == 0)
+            return 0;
+    } else if ((c = chunk_for(gp, room, str, lo)) == 0 || (pc = piece_for(gp, room - 2 * c * pb, mask)) == SIZE_MAX) {
+        return 0;
+    }
+    pl->piece = pc;
+    pl->chunk = c;
+    pl->chunk2 = gp->passes_ok ? partial_chunk2(c) : c;
+    pl->room = s;
+    return 1;
+}
+
+static unsigned plan_partial(const g16__gpu_prover *gp, size_t free_b, partial_plan *best_pl)
 {
     unsigned best = 0;
     size_t best_w = 0, best_h = 0;
+    partial_plan pl;
     for (unsigned mask = 1; mask < Q_ALL; mask++) {
-        unsigned str = Q_ALL & ~mask;
-        size_t res = bases_bytes(gp, mask), nstream = largest_query(gp, str), room, c, pc = 0, s = 0;
-        size_t pb = str >> Q_B2 & 1 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
-        size_t lo = nstream / 8 < PARTIAL_CHUNK_MIN ? nstream / 8 : PARTIAL_CHUNK_MIN;
-        lo = lo > 4096 ? lo : nstream < 4096 ? nstream : 4096;
-        if (free_b <= res + G16__GPU_RESERVE)
+        if (!partial_for(gp, free_b, mask, &pl))
             continue;
-        room = free_b - res - G16__GPU_RESERVE;
-        if (gp->passes_ok) {
-            if ((c = partial_passes(gp, room, mask, lo, &s)) == 0)
-                continue;
-        } else if ((c = chunk_for(gp, room, str, lo)) == 0 ||
-                   (pc = piece_for(gp, room - 2 * c * pb, mask)) == SIZE_MAX) {
-            continue;
-        }
         size_t w = bases_bytes(gp, mask & ~(1u << Q_H)), h = bases_bytes(gp, mask & (1u << Q_H));
         if (w > best_w || (w == best_w && h > best_h)) {
             best = mask;
             best_w = w;
             best_h = h;
-            *piece = pc;
-            *chunk = c;
-            *sroom = s;
+            *best_pl = pl;
         }
     }
     return best;
@@ -1339,7 +1359,9 @@ static unsigned plan_partial(const g16__gpu_prover *gp, size_t free_b, size_t *p
 /* G16_GPU_RESIDENT (tests, A/B measurements): unset, empty or "auto": the memory plan decides;
  * "none": every query streamed (as G16_GPU_STREAM=1); "0": no partial residency (all five or
  * none); a comma-separated list of h, l, a, b_g1, b_g2: exactly those resident (their MSMs whole,
- * or in G16_GPU_PIECE's pieces), the others streamed. *mode: 0 auto, 1 forced (*mask), 2 no partial. */
+ * or in G16_GPU_PIECE's pieces), the others streamed; with passes allowed and room for the set as
+ * the partial plan counts it (partial_for), its chunks and passes are that plan's. *mode: 0 auto,
+ * 1 forced (*mask), 2 no partial. */
 static g16_status resident_env(int *mode, unsigned *mask, g16_error *err)
 {
     const char *env = getenv("G16_GPU_RESIDENT"), *s = env;
@@ -1380,18 +1402,26 @@ static void plan_queries(g16__gpu_prover *gp, int *spmv, int rmode, unsigned rma
     gp->res_mask = 0;
     gp->piece = 0;
     gp->pass_room = gp->str_room1 = gp->str_room2 = 0;
-    gp->chunk = 0;
+    gp->chunk = gp->chunk2 = 0;
+    partial_plan pl = {0, 0, 0, 0};
     if (rmode == 1 && rmask != Q_ALL) {
+        /* the named set, with passes planned as the partial plan would when it qualifies, else its
+         * runs whole in one pass and the chunks as in streaming mode (choose_chunk) */
         gp->res_mask = rmask;
-        gp->piece = forced_piece < largest_query(gp, rmask) ? forced_piece : 0;
+        if (rmask && gp->passes_ok && plan_free(gp, &free_b, NULL) == G16_OK && !partial_for(gp, free_b, rmask, &pl))
+            memset(&pl, 0, sizeof pl);
     } else if (!stream_all && plan_resident(gp, spmv, forced_piece)) {
         gp->res_mask = Q_ALL;
     } else if (!stream_all && rmode != 2 && plan_free(gp, &free_b, NULL) == G16_OK) {
-        size_t room = 0;
-        gp->res_mask = plan_partial(gp, free_b, &gp->piece, &gp->chunk, &room);
+        gp->res_mask = plan_partial(gp, free_b, &pl);
+    }
+    if (gp->res_mask && gp->res_mask != Q_ALL) {
+        gp->piece = pl.piece;
+        gp->chunk = pl.chunk;
+        gp->chunk2 = pl.chunk2;
         /* the passes' room: the resident runs' (run_wpp) and the streamed chunks' (stream_wpp) */
-        gp->pass_room = gp->str_room1 = gp->str_room2 = gp->res_mask ? room : 0;
-        if (gp->res_mask && forced_piece) {
+        gp->pass_room = gp->str_room1 = gp->str_room2 = pl.room;
+        if (forced_piece) {
             gp->piece = forced_piece < largest_query(gp, gp->res_mask) ? forced_piece : 0;
             gp->pass_room = 0;
         }
@@ -1438,7 +1468,7 @@ static size_t partial_stream_scratch(const g16__gpu_prover *gp)
         if (gp->res_mask >> q & 1)
             continue;
         q_bases(gp->p, q, &n);
-        size_t c = n < gp->chunk ? n : gp->chunk, b;
+        size_t cq = q == Q_B2 ? gp->chunk2 : gp->chunk, c = n < cq ? n : cq, b;
         b = gp->str_room1 ? g16__gpu_msm_scratch_bytes_opts(c, q == Q_B2, 1, stream_wpp(gp, c, q == Q_B2))
                           : g16__gpu_msm_scratch_bytes(c, q == Q_B2);
         most = b > most ? b : most;
@@ -1446,9 +1476,25 @@ static size_t partial_stream_scratch(const g16__gpu_prover *gp)
     return most;
 }
 
+/* The partial plan's two streamed chunks' bases at most: with passes, stream_bases's (b_g2's
+ * chunks of half the points); in one pass, chunk_for's (as many points, of the largest streamed
+ * point size). */
+static size_t partial_bases(const g16__gpu_prover *gp)
+{
+    size_t b1, b2, nb, pb = 0;
+    if (gp->passes_ok) {
+        stream_bases(gp->chunk, gp->chunk2, &b1, &b2, &nb);
+        return 2 * nb;
+    }
+    for (int q = 0; q < Q_COUNT; q++)
+        if (!(gp->res_mask >> q & 1) && q_point_bytes(q) > pb)
+            pb = q_point_bytes(q);
+    return 2 * gp->chunk * pb;
+}
+
 size_t g16__gpu_prover_transient_bytes(const g16__gpu_prover *gp)
 {
-    size_t pb = 0, r, s;
+    size_t r, s;
     if (!gp)
         return 0;
     if (gp->res_mask == Q_ALL) /* a resident run */
@@ -1458,12 +1504,9 @@ size_t g16__gpu_prover_transient_bytes(const g16__gpu_prover *gp)
         return s + s / 15 + 1;
     }
     /* the partial plan: a resident or a streamed run beside two streamed chunks' bases */
-    for (int q = 0; q < Q_COUNT; q++)
-        if (!(gp->res_mask >> q & 1) && q_point_bytes(q) > pb)
-            pb = q_point_bytes(q);
     r = largest_scratch(gp);
     s = partial_stream_scratch(gp);
-    return 2 * gp->chunk * pb + (r > s ? r : s);
+    return partial_bases(gp) + (r > s ? r : s);
 }
 
 g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size_t withheld,
@@ -1596,12 +1639,16 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
             snprintf(pc, sizeof pc, " (MSMs in pieces of up to %zu points)", gp->piece);
         else if (wr)
             snprintf(pc, sizeof pc, " (MSMs whole in passes of up to %u windows)", wr);
-        char pass[64] = "";
+        char pass[64] = "", ch[64];
         if (ws)
             snprintf(pass, sizeof pass, ", each chunk's MSM in passes of up to %u windows", ws);
-        snprintf(buf, len, "gpu %d (%s), queries %s resident%s, %s streamed in chunks of up to %zu points from %s "
-                 "host memory (not all fit)%s, %s", info.device, info.name, res, pc, str, gp->chunk, gp->pin_note,
-                 pass, gp->pf_note);
+        int g1s = (gp->res_mask & Q_ALL & ~(1u << Q_B2)) != (Q_ALL & ~(1u << Q_B2)), g2s = !(gp->res_mask >> Q_B2 & 1);
+        if (g1s && g2s && gp->chunk2 != gp->chunk)
+            snprintf(ch, sizeof ch, "%zu points (%zu for b_g2)", gp->chunk, gp->chunk2);
+        else
+            snprintf(ch, sizeof ch, "%zu points", g1s ? gp->chunk : gp->chunk2);
+        snprintf(buf, len, "gpu %d (%s), queries %s resident%s, %s streamed in chunks of up to %s from %s host memory "
+                 "(not all fit)%s, %s", info.device, info.name, res, pc, str, ch, gp->pin_note, pass, gp->pf_note);
     } else {
         unsigned w1 = stream_wpp(gp, gp->chunk, 0), w2 = stream_wpp(gp, gp->chunk2, 1);
         char pass[96] = "";
