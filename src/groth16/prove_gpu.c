@@ -1295,25 +1295,14 @@ static size_t partial_passes(const g16__gpu_prover *gp, size_t room, unsigned ma
     return best_c;
 }
 
-/* When not all five queries fit (plan_resident said no), which ones stay resident, the others
- * streamed in chunks as in streaming mode: the set of the most bytes among l, a, b_g1 and b_g2,
- * then h as well when it fits too. h comes last because its MSM (random scalars) is bound by
- * compute while the witness queries' (mostly 0/1 scalars) are bound by their upload: 2^27 on the
- * H200 as an 80 GB card, streamed in chunks of 49.2 M points against resident in pieces of 2^24,
- * msm.h took 1082 against 1019 ms per circuit, the four witness MSMs 3.0-3.1 s against 0.74-0.80 s
- * per batch of 3 (bench/RESULTS.md, fifteenth session). A set qualifies when, in free_b less its
- * bases and the reserve, the streamed chunks keep at least PARTIAL_CHUNK_MIN points and the
- * resident runs fit their scratch beside two chunks' bases: with passes allowed, every run whole
- * in passes where needed (partial_passes; *room = the scratch room of every run, *piece = 0),
- * else in one pass, the streamed chunks by the host scalars' bound (chunk_for) and the resident
- * runs whole or in pieces (piece_for; room 0; b_g2's chunks of as many points as the G1 chunks).
- * Returns the set's mask (0: none qualifies) and its plan (partial_for). */
-/* The partial plan of the resident set `mask` in free_b bytes (plan_partial's test for one set):
- * its pieces, chunks and passes' room into *pl; 0 when it does not qualify. */
+/* A partial plan: the resident runs' pieces (0: whole), the G1 and b_g2 chunks, the passes' room
+ * of every run (0: one pass). */
 typedef struct {
     size_t piece, chunk, chunk2, room;
 } partial_plan;
 
+/* The partial plan of the resident set `mask` in free_b bytes (plan_partial's test for one set)
+ * into *pl; 0 when the set does not qualify (*pl untouched). */
 static int partial_for(const g16__gpu_prover *gp, size_t free_b, unsigned mask, partial_plan *pl)
 {
     unsigned str = Q_ALL & ~mask;
@@ -1337,6 +1326,19 @@ static int partial_for(const g16__gpu_prover *gp, size_t free_b, unsigned mask, 
     return 1;
 }
 
+/* When not all five queries fit (plan_resident said no), which ones stay resident, the others
+ * streamed in chunks as in streaming mode: the set of the most bytes among l, a, b_g1 and b_g2,
+ * then h as well when it fits too. h comes last because its MSM (random scalars) is bound by
+ * compute while the witness queries' (mostly 0/1 scalars) are bound by their upload: 2^27 on the
+ * H200 as an 80 GB card, streamed in chunks of 49.2 M points against resident in pieces of 2^24,
+ * msm.h took 1082 against 1019 ms per circuit, the four witness MSMs 3.0-3.1 s against 0.74-0.80 s
+ * per batch of 3 (bench/RESULTS.md, fifteenth session). A set qualifies when, in free_b less its
+ * bases and the reserve, the streamed chunks keep at least PARTIAL_CHUNK_MIN points and the
+ * resident runs fit their scratch beside two chunks' bases: with passes allowed, every run whole
+ * in passes where needed (partial_passes; *room = the scratch room of every run, *piece = 0),
+ * else in one pass, the streamed chunks by the host scalars' bound (chunk_for) and the resident
+ * runs whole or in pieces (piece_for; room 0; b_g2's chunks of as many points as the G1 chunks).
+ * Returns the set's mask (0: none qualifies) and its plan (partial_for). */
 static unsigned plan_partial(const g16__gpu_prover *gp, size_t free_b, partial_plan *best_pl)
 {
     unsigned best = 0;
@@ -1408,8 +1410,8 @@ static void plan_queries(g16__gpu_prover *gp, int *spmv, int rmode, unsigned rma
         /* the named set, with passes planned as the partial plan would when it qualifies, else its
          * runs whole in one pass and the chunks as in streaming mode (choose_chunk) */
         gp->res_mask = rmask;
-        if (rmask && gp->passes_ok && plan_free(gp, &free_b, NULL) == G16_OK && !partial_for(gp, free_b, rmask, &pl))
-            memset(&pl, 0, sizeof pl);
+        if (rmask && gp->passes_ok && plan_free(gp, &free_b, NULL) == G16_OK)
+            (void)partial_for(gp, free_b, rmask, &pl); /* (pl stays zero when the set does not qualify) */
     } else if (!stream_all && plan_resident(gp, spmv, forced_piece)) {
         gp->res_mask = Q_ALL;
     } else if (!stream_all && rmode != 2 && plan_free(gp, &free_b, NULL) == G16_OK) {
@@ -1631,7 +1633,8 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
                 unsigned w = gp->pass_room ? run_wpp(gp, n, q == Q_B2) : 0;
                 wr = w > wr ? w : wr;
             } else {
-                unsigned w = stream_wpp(gp, n < gp->chunk ? n : gp->chunk, q == Q_B2);
+                size_t c = q == Q_B2 ? gp->chunk2 : gp->chunk;
+                unsigned w = stream_wpp(gp, n < c ? n : c, q == Q_B2);
                 ws = w > ws ? w : ws;
             }
         }
