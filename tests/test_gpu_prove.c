@@ -1322,6 +1322,114 @@ static void test_gpu_prefetch_a(void **state)
     fixture_free(&f);
 }
 
+/* The poll of test_gpu_prefetch_a_partial: prefetches next's a at every poll and notes the first
+ * poll (0: before msm.h, 1 before msm.l, ... 4 before msm.b_g2) after which the prover counts a
+ * prefetch more than before the MSMs. */
+typedef struct {
+    g16__gpu_prover *gp;
+    const g16_fr *a, *b, *c;
+    int calls, first_copy;
+    uint64_t before;
+} poll_where;
+
+static g16_status poll_note(void *ctx, g16_error *err)
+{
+    poll_where *pw = ctx;
+    uint64_t p = 0;
+    g16_status st = g16__gpu_prover_prefetch(pw->gp, pw->a, pw->b, pw->c, NULL, err);
+    g16__gpu_prover_counts(pw->gp, &p, NULL, NULL);
+    if (pw->first_copy < 0 && p > pw->before)
+        pw->first_copy = pw->calls;
+    pw->calls++;
+    return st;
+}
+
+/* The a slot in the partial plan (G16_GPU_RESIDENT names the set): with b_g1 and b_g2 resident
+ * and h, l, a streamed, the next a is copied at the poll before msm.b_g1 (the first MSM after the
+ * streamed ones), not after msm.h as with all five resident; the next H step takes it; H and the
+ * sums are the CPU's. With b_g2 streamed there is no a slot (G16_GPU_PREFETCH=a says why). The
+ * whole pipeline with it gives the CPU's proofs. */
+static void test_gpu_prefetch_a_partial(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    static const struct {
+        const char *resident;
+        int first_copy;
+    } cases[] = {{"h,l,a,b_g1,b_g2", 1}, {"b_g1,b_g2", 3}, {"l,b_g2", 4}};
+    fixture f;
+    three_circuits t;
+    g16_error err = {0, ""};
+    char desc[512];
+    fixture_make(&f, G16_DEMO_BITS, 5000, 3);
+    three_make(&t, &f);
+    size_t n = f.r->n;
+    char *saved_spmv = env_set("G16_GPU_SPMV", "0"), *saved_res = env_set("G16_GPU_RESIDENT", "");
+    char *saved_pf = env_set("G16_GPU_PREFETCH", "a"); /* (all five resident: else the spare set) */
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        g16__gpu_prover *gp = NULL;
+        setenv("G16_GPU_RESIDENT", cases[k].resident, 1);
+        if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+            fail_msg("gpu prover, %s resident: %s", cases[k].resident, err.msg);
+        g16__gpu_prover_describe(gp, desc, sizeof desc);
+        printf("  %s resident: %s\n", cases[k].resident, desc);
+        assert_int_equal(g16__gpu_prover_prefetch_mode(gp), G16__GPU_PF_A);
+        assert_non_null(strstr(desc, "next circuit's a copied during the witness MSMs"));
+        for (int i = 0; i < 3; i++) {
+            g16__query_sums got;
+            g16_fr *h = malloc(n * sizeof *h), *next = t.abc[(i + 1) % 3];
+            assert_non_null(h);
+            poll_where pw = {gp, next, next + n, next + 2 * n, 0, -1, 0};
+            g16__gpu_prover_counts(gp, &pw.before, NULL, NULL);
+            if (g16__gpu_prover_h(gp, t.abc[i], t.abc[i] + n, t.abc[i] + 2 * n, f.w[i], &err) != G16_OK)
+                fail_msg("%s resident, circuit %d: H step: %s", cases[k].resident, i, err.msg);
+            assert_int_equal(g16__gpu_prover_h_download(gp, h, &err), G16_OK);
+            if (memcmp(h, t.want_h[i], n * sizeof *h) != 0)
+                fail_msg("%s resident, circuit %d: H differs from the CPU's", cases[k].resident, i);
+            if (g16__gpu_prover_msms(gp, &got, f.w[i], poll_note, &pw, &err) != G16_OK)
+                fail_msg("%s resident, circuit %d: MSMs: %s", cases[k].resident, i, err.msg);
+            if (!g16__p1_eq(&got.h, &t.want[i].h) || !g16__p1_eq(&got.l, &t.want[i].l) ||
+                !g16__p1_eq(&got.a, &t.want[i].a) || !g16__p1_eq(&got.b1, &t.want[i].b1) ||
+                !g16__p2_eq(&got.b2, &t.want[i].b2))
+                fail_msg("%s resident, circuit %d: the sums differ from the CPU's", cases[k].resident, i);
+            if (pw.first_copy != cases[k].first_copy)
+                fail_msg("%s resident, circuit %d: the next a copied at poll %d, expected %d", cases[k].resident, i,
+                         pw.first_copy, cases[k].first_copy);
+            free(h);
+        }
+        /* three copies, the second and third circuits' H steps took theirs, one upload (the first) */
+        expect_counts(gp, 3, 2, 1, cases[k].resident);
+        g16__gpu_prover_destroy(gp);
+    }
+    /* b_g2 streamed: no a slot, and with G16_GPU_PREFETCH=a the backend line says why */
+    setenv("G16_GPU_RESIDENT", "h,l,a,b_g1", 1);
+    g16__gpu_prover *gp = NULL;
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("gpu prover, b_g2 streamed: %s", err.msg);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  h, l, a, b_g1 resident: %s\n", desc);
+    assert_int_equal(g16__gpu_prover_prefetch_mode(gp), G16__GPU_PF_OFF);
+    assert_non_null(strstr(desc, "no a prefetch (it needs the last witness queries resident"));
+    g16__gpu_prover_destroy(gp);
+    env_restore("G16_GPU_PREFETCH", saved_pf); /* the default takes the a slot in the partial plan */
+    /* the pipeline with the a slot in the partial plan: the CPU's proofs */
+    g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
+    assert_non_null(cpu);
+    assert_non_null(gpu);
+    assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
+    setenv("G16_GPU_RESIDENT", "b_g1,b_g2", 1);
+    if (prove_with(&f, gpu, "gpu", "0", &err) != G16_OK)
+        fail_msg("proofs, b_g1 and b_g2 resident, the a slot: %s", err.msg);
+    expect_same_proofs(cpu, gpu, f.count, "b_g1 and b_g2 resident, the a slot");
+    free(cpu);
+    free(gpu);
+    env_restore("G16_GPU_RESIDENT", saved_res);
+    env_restore("G16_GPU_SPMV", saved_spmv);
+    three_free(&t);
+    fixture_free(&f);
+}
+
 #ifdef G16_FAKE_GPU
 /* A wait for a prefetch's copies that fails while the context stays usable (the fake injects such a
  * failure; on CUDA most are sticky): the error reaches the caller, the prefetch is forgotten, and no
@@ -2315,6 +2423,7 @@ int main(void)
         cmocka_unit_test(test_batch_failure_lowest),
         cmocka_unit_test(test_gpu_prefetch),
         cmocka_unit_test(test_gpu_prefetch_a),
+        cmocka_unit_test(test_gpu_prefetch_a_partial),
 #ifdef G16_FAKE_GPU
         cmocka_unit_test(test_gpu_prefetch_failed_wait),
 #endif

@@ -70,6 +70,10 @@ struct g16__gpu_prover {
     pthread_mutex_t pf_mu;
     int pf_mu_init;
     int pf_knob; /* G16_GPU_PREFETCH's mode (prefetch_env), before the memory plan's word */
+    /* the a slot: the first witness query from which on all are resident (a_slot_from); the copy
+     * waits for the poll before it, so that it does not share PCIe with streamed chunks */
+    int a_from;
+    int next_q;  /* the MSM the last poll of g16__gpu_prover_msms came before; Q_COUNT: none pending */
     int pf_mode; /* g16__gpu_prover_prefetch_mode */
     int pf_pending;
     const g16_fr *pf_a, *pf_b, *pf_c, *pf_w;
@@ -937,18 +941,32 @@ static g16_status prefetch_env(int *mode, g16_error *err)
     return G16_OK;
 }
 
+/* The first witness query (l, a, b_g1, b_g2 in the MSMs' order) from which on all are resident:
+ * l when all are, Q_COUNT when b_g2 is streamed. */
+static int a_slot_from(const g16__gpu_prover *gp)
+{
+    int q = Q_COUNT;
+    while (q > Q_L && gp->res_mask >> (q - 1) & 1)
+        q--;
+    return q;
+}
+
 /* The a slot (prove_gpu.h, G16__GPU_PF_A) after the spare set's decision: taken when the knob
- * allows a prefetch (want) and the spare set is not there, where the layout has it (all queries
- * resident, so the witness MSMs leave PCIe free; a, b, c from the host one input at a time). */
+ * allows a prefetch (want) and the spare set is not there, where the layout has it (the last
+ * witness MSMs on resident queries, which leave PCIe free: all of them when all queries are
+ * resident, b_g1 and b_g2 in the partial plan of a 48 GB card at 2^27; a, b, c from the host one
+ * input at a time). */
 static g16_status a_slot_setup(g16__gpu_prover *gp, int want, g16_error *err)
 {
+    gp->a_from = a_slot_from(gp);
+    gp->next_q = Q_COUNT;
     if (!want || (gp->pf_mode != G16__GPU_PF_OFF && gp->pf_mode != G16__GPU_PF_A))
         return G16_OK;
     size_t len = strlen(gp->pf_note);
-    if (!gp->resident || gp->spmv || gp->h_slots != 3 || !gp->h_overlap || gp->dcheck) {
+    if (gp->a_from == Q_COUNT || gp->spmv || gp->h_slots != 3 || !gp->h_overlap || gp->dcheck) {
         if (want == G16__GPU_PF_A)
-            snprintf(gp->pf_note + len, sizeof gp->pf_note - len, "no a prefetch (it needs resident queries and "
-                     "a, b, c from the host one at a time)");
+            snprintf(gp->pf_note + len, sizeof gp->pf_note - len, "%sno a prefetch (it needs the last witness "
+                     "queries resident and a, b, c from the host one at a time)", len ? "; " : "");
         gp->pf_mode = G16__GPU_PF_OFF;
         return G16_OK;
     }
@@ -2074,9 +2092,11 @@ cleanup:
     return st;
 }
 
-/* The caller's poll between the MSMs (none: G16_OK). */
-static g16_status poll_now(g16__gpu_poll_fn poll, void *ctx, g16_error *err)
+/* The caller's poll before MSM q (none: G16_OK); gp->next_q tells a prefetch in the a slot where
+ * the MSMs are (g16__gpu_prover_prefetch). */
+static g16_status poll_now(g16__gpu_prover *gp, int q, g16__gpu_poll_fn poll, void *ctx, g16_error *err)
 {
+    gp->next_q = q;
     return poll ? poll(ctx, err) : G16_OK;
 }
 
@@ -2107,12 +2127,16 @@ static g16_status witness_msms(g16__gpu_prover *gp, g16__query_sums *out, g16__g
     const struct g16_r1cs *r = gp->r;
     /* every q_run and compact_scalars returns synchronized: at each poll the device is idle */
     if ((st = q_run(gp, Q_L, &out->l, gp->dw + r->num_inputs, err)) != G16_OK ||
-        (st = poll_now(poll, poll_ctx, err)) != G16_OK || (st = compact_scalars(gp, 1, err)) != G16_OK ||
-        (st = q_run(gp, Q_A, &out->a, gp->dscal, err)) != G16_OK || (st = poll_now(poll, poll_ctx, err)) != G16_OK ||
-        (st = compact_scalars(gp, 0, err)) != G16_OK || (st = q_run(gp, Q_B1, &out->b1, gp->dscal, err)) != G16_OK ||
-        (st = poll_now(poll, poll_ctx, err)) != G16_OK)
-        return st;
-    return q_run(gp, Q_B2, &out->b2, gp->dscal, err);
+        (st = poll_now(gp, Q_A, poll, poll_ctx, err)) != G16_OK || (st = compact_scalars(gp, 1, err)) != G16_OK ||
+        (st = q_run(gp, Q_A, &out->a, gp->dscal, err)) != G16_OK ||
+        (st = poll_now(gp, Q_B1, poll, poll_ctx, err)) != G16_OK || (st = compact_scalars(gp, 0, err)) != G16_OK ||
+        (st = q_run(gp, Q_B1, &out->b1, gp->dscal, err)) != G16_OK ||
+        (st = poll_now(gp, Q_B2, poll, poll_ctx, err)) != G16_OK)
+        goto cleanup;
+    st = q_run(gp, Q_B2, &out->b2, gp->dscal, err);
+cleanup:
+    gp->next_q = Q_COUNT;
+    return st;
 }
 
 /* msm.h from the H on the device, after the first poll: a prefetch issued then hides behind the
@@ -2123,7 +2147,7 @@ static g16_status msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll,
     g16_status st;
     if (!gp->have_h)
         return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
-    if ((st = poll_now(poll, poll_ctx, err)) != G16_OK)
+    if ((st = poll_now(gp, Q_H, poll, poll_ctx, err)) != G16_OK)
         return st;
     st = q_run(gp, Q_H, out, gp->dabc, err);
     gp->have_h = 0; /* from here on dscal may overwrite the H step's vectors */
@@ -2136,8 +2160,8 @@ g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const
     g16_status st;
     if (!gp->have_h)
         return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
-    if ((st = poll_now(poll, poll_ctx, err)) != G16_OK || (st = upload_witness(gp, w, err)) != G16_OK ||
-        (st = msm_h(gp, &out->h, NULL, NULL, err)) != G16_OK || (st = poll_now(poll, poll_ctx, err)) != G16_OK)
+    if ((st = poll_now(gp, Q_H, poll, poll_ctx, err)) != G16_OK || (st = upload_witness(gp, w, err)) != G16_OK ||
+        (st = msm_h(gp, &out->h, NULL, NULL, err)) != G16_OK || (st = poll_now(gp, Q_L, poll, poll_ctx, err)) != G16_OK)
         return st;
     return witness_msms(gp, out, poll, poll_ctx, err);
 }
@@ -2258,8 +2282,9 @@ g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const 
     pthread_mutex_lock(&gp->pf_mu);
     if (!gp->pf_mode || pf_holds(gp, a, b, c, w))
         goto cleanup;
-    /* the a slot: the first vector holds the current circuit's H until msm.h has read it */
-    if (gp->pf_mode == G16__GPU_PF_A && (gp->have_h || !a))
+    /* the a slot: the first vector holds the current circuit's H until msm.h has read it; the copy
+     * waits for the resident witness MSMs (a_from) */
+    if (gp->pf_mode == G16__GPU_PF_A && (gp->have_h || !a || gp->next_q < gp->a_from))
         goto cleanup;
     /* Both streams drained first: a previous prefetch's copies (side stream) and any work still
      * enqueued on the main stream (none between the synchronous MSMs; after an error, possibly

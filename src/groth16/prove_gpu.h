@@ -181,18 +181,21 @@ int g16__gpu_prover_spmv(const g16__gpu_prover *gp);
  * streaming mode, or no room for the spare a, b, c and no a slot: g16__gpu_prover_prefetch is then
  * a no-op), _SPARE prefetch into the spare set, _WAIT the same, and the caller's pipeline waits for
  * the next circuit during the MSMs so that every circuit after the first is prefetched
- * (G16_GPU_PREFETCH=wait: for tests, it makes the use certain), _A the a slot below. */
+ * (G16_GPU_PREFETCH=wait: for tests, it makes the use certain), _A the a slot below. With some
+ * queries streamed there is no spare set; the a slot is taken where it applies. */
 int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp);
 #define G16__GPU_PF_OFF 0
 #define G16__GPU_PF_SPARE 1
 #define G16__GPU_PF_WAIT 2
-/* The a slot: when the spare set does not fit (or G16_GPU_PREFETCH=a), all queries are resident
- * and a, b, c come from the host one input at a time (G16_GPU_SPMV=0 or the matrices did not fit,
- * three H vectors, no row check on the device), g16__gpu_prover_prefetch copies only the next a,
- * into the current set's first vector, once msm.h has read the H there (before: a no-op). It
- * crosses PCIe while the witness MSMs run, which need none, and the next H step starts with its
- * transforms instead of the copy (span gpu.upload_a: ~80 ms per 2^27 circuit on an H100 80GB,
- * bench/RESULTS.md "twenty-first"). No memory beyond the H step's own vectors. Not from
+/* The a slot: when the spare set does not fit (or G16_GPU_PREFETCH=a), the last witness queries
+ * are resident (all five queries; or in the partial plan at least b_g2, e.g. b_g1 and b_g2 on a 48
+ * GB card at 2^27) and a, b, c come from the host one input at a time (G16_GPU_SPMV=0 or the
+ * matrices did not fit, three H vectors, no row check on the device), g16__gpu_prover_prefetch
+ * copies only the next a, into the current set's first vector, once msm.h has read the H there and
+ * the MSMs left are of resident queries (its polls before: a no-op). It crosses PCIe while those
+ * witness MSMs run, which need none, and the next H step starts with its transforms instead of the
+ * copy (span gpu.upload_a: ~80 ms per 2^27 circuit on an H100 80GB, bench/RESULTS.md
+ * "twenty-first"). No memory beyond the H step's own vectors. Not from
  * g16__gpu_prover_prefetch_early (the first vector is busy until msm.h). */
 #define G16__GPU_PF_A 3
 
