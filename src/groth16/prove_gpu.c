@@ -2288,8 +2288,19 @@ g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const 
         goto cleanup;
     /* Both streams drained first: a previous prefetch's copies (side stream) and any work still
      * enqueued on the main stream (none between the synchronous MSMs; after an error, possibly
-     * some) may use the spare set. Then it is ours until g16__gpu_prover_h takes it. */
-    if ((st = forget_locked(gp, g16__gpu_sync(gp->gpu, err))) != G16_OK)
+     * some) may use the spare set. Then it is ours until g16__gpu_prover_h takes it. The a slot
+     * waits for the main stream and a previous copy still pending (its event) only: in the partial
+     * plan the side stream also carries the next streamed chunk's upload, which the slot's copy
+     * need not wait for (up to a chunk's upload, ~36 ms for 2^24 G1 points). */
+    if (gp->pf_mode == G16__GPU_PF_A) {
+        st = g16__gpu_sync_main(gp->gpu, err);
+        if (st == G16_OK && gp->pf_pending)
+            st = g16__gpu_event_sync(gp->pf_done, err);
+        st = forget_locked(gp, st);
+    } else {
+        st = forget_locked(gp, g16__gpu_sync(gp->gpu, err));
+    }
+    if (st != G16_OK)
         goto cleanup;
     st = enqueue_locked(gp, a, b, c, w, err);
 cleanup:
