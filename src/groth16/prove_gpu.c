@@ -776,8 +776,9 @@ static size_t stream_need(const g16__gpu_prover *gp)
  * into the room that frees: of the chunk sizes that fit, the one of the least modelled cost
  * (stream_adds), down to the largest chunk whose runs fit in one pass (never smaller: it would only
  * add runs). Without passes, the largest chunk whose runs fit in one pass by the host scalars' bound
- * (the rule before, for A/B). With some queries resident, plan_partial's chunk for both groups, in
- * passes where its room needs them; G16_GPU_CHUNK=N sets both, one pass (tests, A/B). */
+ * (the rule before, for A/B). With some queries resident, plan_partial's chunks (with passes,
+ * b_g2's of half the points; without, of as many), in passes where its room needs them;
+ * G16_GPU_CHUNK=N sets both, one pass (tests, A/B). */
 static g16_status choose_chunk(g16__gpu_prover *gp, g16_error *err)
 {
     size_t free_b = 0, n2;
