@@ -30,9 +30,10 @@
  * when it fits too; streamed chunks of at least 2^24 points; the resident runs whole and the
  * streamed chunks' runs in passes of fewer windows where one pass does not fit, which lets more
  * stay resident (G16_GPU_PASSES=0: the resident runs in pieces, the chunks in one pass; 2^27 on an
- * H100 as a 48 GB card: b_g1 and b_g2 resident instead of b_g2 alone, 2.22-2.27 s per proof
- * instead of 2.41-2.42); no SpMV on the device, no prefetch; G16_GPU_RESIDENT names the set, for
- * tests, or turns the plan off). When none fit
+ * H100 as a 48 GB card: b_g1 and b_g2 resident instead of b_g2 alone, 2.19-2.27 s per proof
+ * instead of 2.41-2.42); no SpMV on the device, no spare set (the a slot, below, where the last
+ * witness queries are resident); G16_GPU_RESIDENT names the set, for tests, or turns the plan
+ * off). When none fit
  * ("streaming") each MSM uploads its query in chunks whose bases (twice: the next chunk's upload
  * overlaps) and MSM scratch fit in the free memory, b_g2's of half as many points as the G1
  * queries'; a chunk's run goes in passes of fewer windows where that lets the chunks grow (their
