@@ -2152,6 +2152,7 @@ static g16_status msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll,
         return st;
     st = q_run(gp, Q_H, out, gp->dabc, err);
     gp->have_h = 0; /* from here on dscal may overwrite the H step's vectors */
+    gp->next_q = Q_COUNT; /* (the MSMs' next poll says which comes next) */
     return st;
 }
 
