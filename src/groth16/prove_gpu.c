@@ -1242,12 +1242,18 @@ static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece)
  * everything in chunks of 22.8 M points). */
 #define PARTIAL_CHUNK_MIN ((size_t)1 << 24)
 
+/* The bytes of the largest point among the queries of `mask` (a G2 point when it has b_g2). */
+static size_t point_bytes_most(unsigned mask)
+{
+    return mask >> Q_B2 & 1 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
+}
+
 /* The largest chunk of the streamed queries (mask str) whose run fits in `room` bytes with two
  * chunks' bases (the one running and the next one's upload): all of the largest streamed query,
  * else a power of two of points, at least `lo`; 0 when none fits. */
 static size_t chunk_for(const g16__gpu_prover *gp, size_t room, unsigned str, size_t lo)
 {
-    size_t nstream = largest_query(gp, str), pb = str >> Q_B2 & 1 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
+    size_t nstream = largest_query(gp, str), pb = point_bytes_most(str);
     size_t c = nstream, p2 = 1;
     while (p2 * 2 < nstream)
         p2 *= 2;
@@ -1326,7 +1332,7 @@ static int partial_for(const g16__gpu_prover *gp, size_t free_b, unsigned mask, 
 {
     unsigned str = Q_ALL & ~mask;
     size_t res = bases_bytes(gp, mask), nstream = largest_query(gp, str), room, c, pc = 0, s = 0;
-    size_t pb = str >> Q_B2 & 1 ? sizeof(g16_p2_affine) : sizeof(g16_p1_affine);
+    size_t pb = point_bytes_most(str);
     size_t lo = nstream / 8 < PARTIAL_CHUNK_MIN ? nstream / 8 : PARTIAL_CHUNK_MIN;
     lo = lo > 4096 ? lo : nstream < 4096 ? nstream : 4096;
     if (free_b <= res + G16__GPU_RESERVE)
@@ -1502,15 +1508,12 @@ static size_t partial_stream_scratch(const g16__gpu_prover *gp)
  * point size). */
 static size_t partial_bases(const g16__gpu_prover *gp)
 {
-    size_t b1, b2, nb, pb = 0;
+    size_t b1, b2, nb;
     if (gp->passes_ok) {
         stream_bases(gp->chunk, gp->chunk2, &b1, &b2, &nb);
         return 2 * nb;
     }
-    for (int q = 0; q < Q_COUNT; q++)
-        if (!(gp->res_mask >> q & 1) && q_point_bytes(q) > pb)
-            pb = q_point_bytes(q);
-    return 2 * gp->chunk * pb;
+    return 2 * gp->chunk * point_bytes_most(Q_ALL & ~gp->res_mask);
 }
 
 size_t g16__gpu_prover_transient_bytes(const g16__gpu_prover *gp)
