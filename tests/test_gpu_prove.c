@@ -347,6 +347,13 @@ static uint64_t sync_query_uploads_in(int early)
 
 static uint64_t sync_query_uploads(void) { return sync_query_uploads_in(0); }
 
+/* Witness MSMs run in pairs (prove_gpu.h, g16__gpu_prover_msms_next) in the last traced call: one
+ * upload of the second witness each. */
+static uint64_t pair_spans(void)
+{
+    return span_count("prove/prove.circuit/gpu.upload_witness2") + span_count("prove.circuit/gpu.upload_witness2");
+}
+
 /* Some queries resident, the others streamed (G16_GPU_RESIDENT names the resident ones): h and
  * b_g2 resident whole with l, a, b_g1 streamed in chunks, then l, a, b_g1 resident in pieces with
  * h, b_g2 streamed; the same proofs as the CPU's, and the trace shows each query where it was
@@ -381,7 +388,7 @@ static void partial_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu, size
     st = traced_prove(f, gpu, "0", &err);
     uint64_t pieces = query_spans("l", "gpu.msm_piece") + query_spans("a", "gpu.msm_piece") +
                       query_spans("b_g1", "gpu.msm_piece");
-    uint64_t h_pieces = h_piece_runs(), sync_h = query_spans("h", "gpu.upload_query");
+    uint64_t h_pieces = h_piece_runs(), sync_h = query_spans("h", "gpu.upload_query"), pairs = pair_spans();
     sync_up = sync_query_uploads();
     g16__trace_reset();
     env_restore("G16_GPU_PIECE", saved_piece);
@@ -392,9 +399,15 @@ static void partial_cases(fixture *f, const g16_proof *cpu, g16_proof *gpu, size
     expect_same_proofs(cpu, gpu, f->count, "l, a, b_g1 resident in pieces, h and b_g2 streamed");
     for (int q = 0; q < 3; q++)
         want += nres[q] > np ? (nres[q] + np - 1) / np : 0;
-    printf("  l, a, b_g1 resident in pieces of %s (%llu runs, %zu per proof expected); h, b_g2 streamed\n", piece,
-           (unsigned long long)pieces, want);
-    assert_int_equal(pieces, want * f->count);
+    printf("  l, a, b_g1 resident in pieces of %s (%llu runs, %zu per proof expected, %llu witness MSMs in pairs); "
+           "h, b_g2 streamed\n",
+           piece, (unsigned long long)pieces, want, (unsigned long long)pairs);
+    /* b_g2 streamed: the witness MSMs in pairs (circuits 0 and 1, ...) where the second witness
+     * and both circuits' a / b scalars fit in the H step's vectors (not the field demo's dense
+     * queries), a pair's sets share each piece's run */
+    size_t nw = f->r->num_inputs + f->r->num_aux, nscal = f->p->n_a > f->p->n_b_g1 ? f->p->n_a : f->p->n_b_g1;
+    assert_int_equal(pairs, nw + 2 * nscal <= 3 * f->r->n ? f->count / 2 : 0);
+    assert_int_equal(pieces, want * (f->count - pairs));
     assert_int_equal(h_pieces, 0);
     assert_int_equal(sync_up, 1); /* h's first chunk */
     assert_int_equal(sync_h, 1);
@@ -1367,6 +1380,7 @@ static void test_gpu_prefetch_a_partial(void **state)
     size_t n = f.r->n;
     char *saved_spmv = env_set("G16_GPU_SPMV", "0"), *saved_res = env_set("G16_GPU_RESIDENT", "");
     char *saved_pf = env_set("G16_GPU_PREFETCH", "a"); /* (all five resident: else the spare set) */
+    char *saved_pair = env_set("G16_GPU_PAIR", "0");     /* (witness MSMs in pairs take the slot's vector) */
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         g16__gpu_prover *gp = NULL;
         setenv("G16_GPU_RESIDENT", cases[k].resident, 1);
@@ -1412,6 +1426,18 @@ static void test_gpu_prefetch_a_partial(void **state)
     assert_int_equal(g16__gpu_prover_prefetch_mode(gp), G16__GPU_PF_OFF);
     assert_non_null(strstr(desc, "no a prefetch (it needs the last witness queries resident"));
     g16__gpu_prover_destroy(gp);
+    /* with witness MSMs in pairs (the default where a witness query is streamed) no a slot either */
+    setenv("G16_GPU_RESIDENT", "b_g1,b_g2", 1);
+    unsetenv("G16_GPU_PAIR");
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("gpu prover, b_g1 and b_g2 resident, pairs: %s", err.msg);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  b_g1, b_g2 resident, pairs allowed: %s\n", desc);
+    assert_int_equal(g16__gpu_prover_prefetch_mode(gp), G16__GPU_PF_OFF);
+    assert_true(g16__gpu_prover_pairs(gp));
+    assert_non_null(strstr(desc, "no a prefetch (witness MSMs in pairs)"));
+    g16__gpu_prover_destroy(gp);
+    setenv("G16_GPU_PAIR", "0", 1);
     env_restore("G16_GPU_PREFETCH", saved_pf); /* the default takes the a slot in the partial plan */
     /* the pipeline with the a slot in the partial plan: the CPU's proofs */
     g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
@@ -1432,6 +1458,7 @@ static void test_gpu_prefetch_a_partial(void **state)
     assert_true(taken <= issued);
     free(cpu);
     free(gpu);
+    env_restore("G16_GPU_PAIR", saved_pair);
     env_restore("G16_GPU_RESIDENT", saved_res);
     env_restore("G16_GPU_SPMV", saved_spmv);
     three_free(&t);
@@ -1654,6 +1681,8 @@ static void test_gpu_early_witness(void **state)
                 {"0", "1", "0", "1", "", "", 0},         {"2", "1", "0", "0", "none", "", 1},
                 {"2", "1", "0", "0", "l,b_g2", "", 1},   {"2", "1", "0", "0", "none", "2", 1},
                 {"0", "1", "0", "0", "none", "", 0}};
+    /* (one circuit's witness MSMs at a time: test_gpu_pairs counts the pairs) */
+    char *saved_pair = env_set("G16_GPU_PAIR", "0");
     for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
         char *se = env_set("G16_GPU_EARLY_W", runs[k].early), *sp = env_set("G16_GPU_PREFETCH", runs[k].prefetch);
         char *ss = env_set("G16_GPU_SPMV", runs[k].spmv), *sr = env_set("G16_GPU_RESIDENT", runs[k].resident);
@@ -1691,8 +1720,235 @@ static void test_gpu_early_witness(void **state)
         if (*runs[k].resident && runs[k].every)
             assert_int_equal(sync_up, 1);
     }
+    env_restore("G16_GPU_PAIR", saved_pair);
     free(cpu);
     free(gpu);
+    fixture_free(&f);
+}
+
+/* The next circuit's witness for g16__gpu_prover_msms_next: w (NULL: none) with its sums' place. */
+typedef struct {
+    const g16_fr *w;
+    g16__query_sums out;
+    g16_status st;
+    int calls;
+} pair_state;
+
+static const g16_fr *pair_give(void *ctx, g16__query_sums **out2, g16_status **st2)
+{
+    pair_state *ps = ctx;
+    ps->calls++;
+    if (!ps->w)
+        return NULL;
+    *out2 = &ps->out;
+    *st2 = &ps->st;
+    return ps->w;
+}
+
+static void expect_sums(const g16__query_sums *got, const g16__query_sums *want, const char *what)
+{
+    if (!g16__p1_eq(&got->h, &want->h) || !g16__p1_eq(&got->l, &want->l) || !g16__p1_eq(&got->a, &want->a) ||
+        !g16__p1_eq(&got->b1, &want->b1) || !g16__p2_eq(&got->b2, &want->b2))
+        fail_msg("%s: query sums differ from the CPU's", what);
+}
+
+/* Chunks of n points of `chunk` per upload. */
+static uint64_t chunks_of(size_t n, size_t chunk) { return (n + chunk - 1) / chunk; }
+
+/* Three circuits through one streaming prover (G16_GPU_STREAM=1, chunks of `chunk` points): the
+ * first with msms_next offering the second's witness, the second then with the H step alone and
+ * msm.h, the third offered none. With pairs the first two share their witness MSMs: the sums of
+ * both are the CPU's, and the chunk uploads are 3 of h's and 2 of each witness query's where one
+ * at a time takes 3 of each; the upload thread foresees every chunk but the first (h's after an
+ * msm.h whose circuit's witness MSMs ran before, l's after the others). Returns the uploads. */
+static uint64_t pair_sequence(const fixture *f, three_circuits *t, size_t chunk, int pairs)
+{
+    size_t n = f->r->n;
+    g16_error err = {0, ""};
+    g16__gpu_prover *gp = NULL;
+    g16__query_sums got;
+    g16_fr **abc = t->abc;
+    if (g16__gpu_prover_create(&gp, 0, f->p, f->r, &err) != G16_OK)
+        fail_msg("streaming prover: %s", err.msg);
+    assert_int_equal(g16__gpu_prover_pairs(gp), pairs);
+    g16__trace_reset();
+    g16__trace_enable(G16__TRACE_RECORD);
+    pair_state next, none;
+    memset(&next, 0xa5, sizeof next); /* (poisoned sums: the pair must write them) */
+    next.w = f->w[1];
+    next.st = G16_ERR_INTERNAL;
+    next.calls = 0;
+    memset(&none, 0, sizeof none);
+    assert_int_equal(g16__gpu_prover_h(gp, abc[0], abc[0] + n, abc[0] + 2 * n, f->w[0], &err), G16_OK);
+    if (g16__gpu_prover_msms_next(gp, &got, f->w[0], NULL, pair_give, &next, &err) != G16_OK)
+        fail_msg("circuit 0 (pairs %d): %s", pairs, err.msg);
+    expect_sums(&got, &t->want[0], "circuit 0");
+    assert_int_equal(next.calls, pairs); /* asked only when the prover pairs */
+    if (pairs) {
+        assert_int_equal(next.st, G16_OK);
+        got = next.out;
+        assert_int_equal(g16__gpu_prover_h(gp, abc[1], abc[1] + n, abc[1] + 2 * n, NULL, &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_msm_h(gp, &got.h, NULL, NULL, &err), G16_OK);
+    } else {
+        assert_int_equal(g16__gpu_prover_h(gp, abc[1], abc[1] + n, abc[1] + 2 * n, f->w[1], &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_msms(gp, &got, f->w[1], NULL, NULL, &err), G16_OK);
+    }
+    expect_sums(&got, &t->want[1], pairs ? "circuit 1, its witness MSMs with circuit 0's" : "circuit 1");
+    assert_int_equal(g16__gpu_prover_h(gp, abc[2], abc[2] + n, abc[2] + 2 * n, f->w[2], &err), G16_OK);
+    if (g16__gpu_prover_msms_next(gp, &got, f->w[2], NULL, pair_give, &none, &err) != G16_OK)
+        fail_msg("circuit 2 (pairs %d): %s", pairs, err.msg);
+    expect_sums(&got, &t->want[2], "circuit 2, none to pair with");
+    assert_int_equal(none.calls, pairs);
+    assert_int_equal(g16__gpu_prover_paired_count(gp), pairs);
+    g16__gpu_prover_destroy(gp); /* (joins the upload thread: its last, unused upload is counted) */
+    g16__trace_enable(0);
+    static const char *const q[] = {"h", "l", "a", "b_g1", "b_g2"};
+    uint64_t sync_up = 0, thread_up = span_count("gpu.upload_next_chunk"), want = 0;
+    size_t nq[5] = {f->p->n_h, f->p->n_l, f->p->n_a, f->p->n_b_g1, f->p->n_b_g2};
+    for (int i = 0; i < 5; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "msm.%s.gpu/gpu.upload_query", q[i]);
+        sync_up += span_count(path);
+        want += chunks_of(nq[i], chunk) * (i == 0 || !pairs ? 3 : 2);
+    }
+    g16__trace_reset();
+    printf("  pairs %d: %llu chunk uploads (%llu on the spot), %llu expected\n", pairs,
+           (unsigned long long)(sync_up + thread_up - 1), (unsigned long long)sync_up, (unsigned long long)want);
+    assert_int_equal(sync_up, 1);
+    assert_int_equal(sync_up + thread_up - 1, want); /* (the thread's last one is for a next proof) */
+    return want;
+}
+
+/* A prover that fails inside a pair's MSMs (an injected device error at each of a clean run's calls
+ * in turn): the error reaches the caller, and the second circuit's status says so too when the
+ * failure came after it was taken; otherwise both circuits' sums are the CPU's. After each, the
+ * prover proves the next circuit right. */
+#ifdef G16_FAKE_GPU
+static void pair_faults(const fixture *f, three_circuits *t)
+{
+    size_t n = f->r->n;
+    g16_error err = {0, ""};
+    g16__gpu_prover *gp = NULL;
+    g16__query_sums got;
+    g16_fr **abc = t->abc;
+    uint64_t calls = 0, failed = 0, in_pair = 0;
+    if (g16__gpu_prover_create(&gp, 0, f->p, f->r, &err) != G16_OK)
+        fail_msg("streaming prover: %s", err.msg);
+    for (uint64_t k = 0; k <= calls; k++) {
+        pair_state next;
+        memset(&next, 0xa5, sizeof next);
+        next.w = f->w[1];
+        next.st = G16_ERR_INTERNAL;
+        next.calls = 0;
+        assert_int_equal(g16__gpu_prover_h(gp, abc[0], abc[0] + n, abc[0] + 2 * n, f->w[0], &err), G16_OK);
+        g16__fake_gpu_fail_at(k);
+        g16_status st = g16__gpu_prover_msms_next(gp, &got, f->w[0], NULL, pair_give, &next, &err);
+        if (k == 0)
+            calls = g16__fake_gpu_calls();
+        g16__fake_gpu_fail_at(0);
+        if (st == G16_OK) {
+            expect_sums(&got, &t->want[0], "circuit 0 of a pair");
+            assert_int_equal(next.calls, 1);
+            assert_int_equal(next.st, G16_OK);
+            got = next.out;
+            got.h = t->want[1].h;
+            expect_sums(&got, &t->want[1], "circuit 1 of a pair");
+        } else {
+            if (st != G16_ERR_DEVICE || !strstr(err.msg, "injected failure"))
+                fail_msg("a failure at call %llu: status %d, '%s'", (unsigned long long)k, (int)st, err.msg);
+            failed++;
+            if (next.calls && next.st != G16_OK) {
+                assert_int_equal(next.st, G16_ERR_DEVICE);
+                in_pair++;
+            }
+            g16__gpu_prover_drop_h(gp);
+        }
+        assert_int_equal(g16__gpu_prover_h(gp, abc[2], abc[2] + n, abc[2] + 2 * n, f->w[2], &err), G16_OK);
+        if (g16__gpu_prover_msms(gp, &got, f->w[2], NULL, NULL, &err) != G16_OK)
+            fail_msg("circuit 2 after a failure at call %llu: %s", (unsigned long long)k, err.msg);
+        expect_sums(&got, &t->want[2], "circuit 2 after a failure in a pair");
+    }
+    g16__gpu_prover_destroy(gp);
+    printf("  a failure at each of a pair's %llu device calls in turn: %llu errors (%llu in the pair's witness "
+           "MSMs, reported for both circuits), the others both circuits' sums; the next circuit right each time\n",
+           (unsigned long long)calls, (unsigned long long)failed, (unsigned long long)in_pair);
+    assert_true(failed > calls / 2);
+    assert_true(in_pair > 0);
+}
+#endif
+
+/* Witness MSMs in pairs (prove_gpu.h, g16__gpu_prover_msms_next): at the prover's level with and
+ * without pairs (G16_GPU_PAIR=0), the sums and the chunk uploads counted (pair_sequence); a device
+ * error inside a pair (fake GPU); the knob checked; through the pipeline, a batch of 5 with one
+ * worker (pairs 0+1 and 2+3 with no early witness MSMs, counted in the trace), with early witness
+ * MSMs, with two workers on the card, and with pairs off: the CPU's proofs each time. */
+static void test_gpu_pairs(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    three_circuits t;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_BITS, 5000, 5);
+    three_make(&t, &f);
+    char *saved_stream = env_set("G16_GPU_STREAM", "1"), *saved_chunk = env_set("G16_GPU_CHUNK", "1000");
+    char *saved_pair = env_set("G16_GPU_PAIR", "");
+    uint64_t paired = pair_sequence(&f, &t, 1000, 1);
+    setenv("G16_GPU_PAIR", "0", 1);
+    uint64_t single = pair_sequence(&f, &t, 1000, 0);
+    assert_true(paired < single);
+#ifdef G16_FAKE_GPU
+    setenv("G16_GPU_PAIR", "1", 1);
+    pair_faults(&f, &t);
+#endif
+    g16__gpu_prover *gp = NULL;
+    setenv("G16_GPU_PAIR", "2", 1);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_ERR_ARG);
+    assert_non_null(strstr(err.msg, "G16_GPU_PAIR"));
+    assert_null(gp);
+    /* resident: nothing to save, no pairs */
+    setenv("G16_GPU_PAIR", "1", 1);
+    setenv("G16_GPU_STREAM", "0", 1);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK);
+    assert_false(g16__gpu_prover_pairs(gp));
+    g16__gpu_prover_destroy(gp);
+    setenv("G16_GPU_STREAM", "1", 1);
+    g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
+    assert_non_null(cpu);
+    assert_non_null(gpu);
+    assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
+    static const struct {
+        const char *pair, *early, *devices;
+        int want; /* pairs expected; -1: as the timing allows */
+    } runs[] = {{"", "0", "0", 2}, {"", "1", "0", -1}, {"", "0", "0,0", -1}, {"0", "0", "0", 0}};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        setenv("G16_GPU_PAIR", runs[k].pair, 1);
+        char *se = env_set("G16_GPU_EARLY_W", runs[k].early);
+        memset(gpu, 0, f.count * sizeof *gpu);
+        g16_status st = traced_prove(&f, gpu, runs[k].devices, &err);
+        uint64_t pairs = pair_spans(), sync_up = sync_query_uploads() + sync_query_uploads_in(1);
+        g16__trace_reset();
+        env_restore("G16_GPU_EARLY_W", se);
+        if (st != G16_OK)
+            fail_msg("G16_GPU_PAIR='%s', G16_GPU_EARLY_W=%s, devices %s: %s", runs[k].pair, runs[k].early,
+                     runs[k].devices, err.msg);
+        expect_same_proofs(cpu, gpu, f.count, "witness MSMs in pairs");
+        printf("  G16_GPU_PAIR='%s', G16_GPU_EARLY_W=%s, devices %s, batch of %zu: %llu pairs, %llu chunks "
+               "uploaded on the spot; proofs = CPU\n",
+               runs[k].pair, runs[k].early, runs[k].devices, f.count, (unsigned long long)pairs,
+               (unsigned long long)sync_up);
+        if (runs[k].want >= 0) {
+            assert_int_equal(pairs, runs[k].want);
+            assert_int_equal(sync_up, 1); /* one worker, its chunks foreseen */
+        }
+    }
+    free(cpu);
+    free(gpu);
+    env_restore("G16_GPU_PAIR", saved_pair);
+    env_restore("G16_GPU_CHUNK", saved_chunk);
+    env_restore("G16_GPU_STREAM", saved_stream);
+    three_free(&t);
     fixture_free(&f);
 }
 
@@ -2437,6 +2693,7 @@ int main(void)
 #endif
         cmocka_unit_test(test_gpu_prefetch_batch),
         cmocka_unit_test(test_gpu_early_witness),
+        cmocka_unit_test(test_gpu_pairs),
         cmocka_unit_test(test_bad_devices),
         cmocka_unit_test(test_gpu_memory),
         cmocka_unit_test(test_gpu_mem_limit),

@@ -452,7 +452,7 @@ static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr
  * failing row ends the proof before the MSMs, with g16_r1cs_check's error). */
 static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
                                const g16_fr *w, worker *wk, h_buffers *hb, const g16_pvk *pvk, const g16_fr *rr,
-                               const g16_fr *ss, g16__gpu_poll_fn poll, void *poll_ctx,
+                               const g16_fr *ss, g16__gpu_poll_fn poll, g16__gpu_next_fn next, void *poll_ctx,
                                const g16__query_sums *pre, int rows_gpu, g16_error *err)
 {
     g16_status st = G16_OK;
@@ -476,7 +476,7 @@ static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_pa
         m = *pre;
         st = g16__gpu_prover_msm_h(wk->gp, &m.h, poll, poll_ctx, err);
     } else if (wk->gp) {
-        st = g16__gpu_prover_msms(wk->gp, &m, wd, poll, poll_ctx, err);
+        st = g16__gpu_prover_msms_next(wk->gp, &m, wd, poll, next, poll_ctx, err);
     } else {
         st = run_msms(&m, p, r, w, hb->a, hb->block ? hb->b : NULL, 2 * hb->bytes, err);
     }
@@ -612,7 +612,7 @@ static void serial_run(batch *b, worker *wk)
         g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, rows_gpu, &e);
         if (st == G16_OK)
             st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], batch_pvk(b),
-                              &b->rs[2 * i], &b->rs[2 * i + 1], NULL, NULL, NULL, rows_gpu, &e);
+                              &b->rs[2 * i], &b->rs[2 * i + 1], NULL, NULL, NULL, NULL, rows_gpu, &e);
         if (st != G16_OK)
             batch_fail(b, i, st, &e);
     }
@@ -824,6 +824,39 @@ static void early_run(pipe_ctx *pc, int slot, g16__span *wait)
     pthread_mutex_lock(&pc->mu);
 }
 
+/* The next circuit's witness for witness MSMs in pairs (prove_gpu.h, g16__gpu_prover_msms_next;
+ * the GPU stage's thread, once msm.h of the circuit in slot cur is done): the other slot's, once
+ * the synth thread has copied it there. Waits for that (span wait.next_w): the other slot was
+ * freed before this circuit started, so the synth thread, done with this circuit's check, fills
+ * it next or stops (synth_done); it never waits for this thread meanwhile. The sums go where the
+ * slot's early witness MSMs' would, and its proof takes them as those (with their status). */
+static const g16_fr *pair_next(void *ctx, g16__query_sums **out2, g16_status **st2)
+{
+    pipe_ctx *pc = ctx;
+    int other = pc->cur ^ 1;
+    const g16_fr *w = NULL;
+    if (!pc->wk->hb[other].w) /* (no page-locked slot: the synth thread copies no witness) */
+        return NULL;
+    g16__span sp = g16__span_begin("wait.next_w");
+    pthread_mutex_lock(&pc->mu);
+    while (!pc->w_ready[other] && !pc->synth_done)
+        pthread_cond_wait(&pc->cv, &pc->mu);
+    if (pc->w_ready[other] && !pc->have_early[other] && !__atomic_load_n(&pc->b->failed, __ATOMIC_ACQUIRE)) {
+        pc->have_early[other] = 1;
+        /* (until the prover writes the MSMs' status: a failure names the circuit they ran with) */
+        pc->early_st[other] = G16_ERR_INTERNAL;
+        pc->early_err[other].status = G16_ERR_INTERNAL;
+        snprintf(pc->early_err[other].msg, sizeof pc->early_err[other].msg,
+                 "its witness MSMs ran with circuit %zu's, which failed", pc->idx[pc->cur]);
+        *out2 = &pc->early[other];
+        *st2 = &pc->early_st[other];
+        w = pc->wk->hb[other].w;
+    }
+    pthread_mutex_unlock(&pc->mu);
+    g16__span_end(sp);
+    return w;
+}
+
 /* G16_GPU_EARLY_W: 0 off, 1 (default), 2 for every circuit (tests). With streamed queries too: the
  * early MSMs take the chunks out of the usual order (l first, h last), which costs at most two
  * chunks uploaded synchronously (prove_gpu.c, up_take) where the GPU would otherwise idle for the
@@ -886,8 +919,8 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
         }
         if (st == G16_OK && !batch_failed_upto(b, i))
             st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, hb, batch_pvk(b),
-                              &b->rs[2 * i], &b->rs[2 * i + 1], prefetch ? prefetch_next : NULL, &pc, pre,
-                              rows_on_gpu(wk, b->flags), &e);
+                              &b->rs[2 * i], &b->rs[2 * i + 1], prefetch ? prefetch_next : NULL, pair_next, &pc,
+                              pre, rows_on_gpu(wk, b->flags), &e);
         /* the proof counts only for a witness that passed the check (a failed check already
          * failed the batch, naming this circuit: the proof's own error would say less) */
         g16_status cst = wait_check(&pc, slot);

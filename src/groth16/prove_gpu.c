@@ -78,7 +78,15 @@ struct g16__gpu_prover {
     int pf_pending;
     const g16_fr *pf_a, *pf_b, *pf_c, *pf_w;
     g16__gpu_event *pf_done;
-    uint64_t n_prefetched, n_prefetch_used, n_uploaded, n_early;
+    uint64_t n_prefetched, n_prefetch_used, n_uploaded, n_early, n_paired;
+    /* Witness MSMs in pairs (prove_gpu.h, g16__gpu_prover_msms_next): on when some witness query
+     * is streamed and the H step's three vectors hold a second witness and both circuits'
+     * compacted scalars (pair_setup); pair_note says which, for the backend line. w_after_h: the
+     * MSMs after the current msm.h are a witness's (the chunk after h's last is l's first), not
+     * the next circuit's msm.h (its witness sums were computed before: the chunk after is h's). */
+    int pair;
+    char pair_note[128];
+    int w_after_h;
     /* the witness check on the device (G16_GPU_CHECK=1): dcheck receives the first failing row of
      * the last H step's a, b, c, check_bad its copy on the host (UINT64_MAX: none) */
     uint64_t *dcheck;
@@ -403,7 +411,8 @@ static void up_drop(g16__gpu_prover *gp)
 }
 
 /* The chunk after [first, first + count) of streamed query q: the next streamed query's first
- * after q's last (b_g2's last: h's first; resident queries skipped). */
+ * after q's last (b_g2's last: h's first; resident queries skipped; h's last: h's first again
+ * when no witness MSMs follow this msm.h, gp->w_after_h). */
 static void chunk_after(const g16__gpu_prover *gp, int q, size_t first, size_t count, int *nq, size_t *nfirst,
                         size_t *ncount)
 {
@@ -415,6 +424,8 @@ static void chunk_after(const g16__gpu_prover *gp, int q, size_t first, size_t c
         do /* (q itself is streamed: the loop ends) */
             *nq = (*nq + 1) % Q_COUNT;
         while (gp->res_mask >> *nq & 1);
+        if (q == Q_H && !gp->w_after_h)
+            *nq = Q_H;
         *nfirst = 0;
         q_bases(gp->p, *nq, &n);
     }
@@ -952,6 +963,32 @@ static int a_slot_from(const g16__gpu_prover *gp)
     return q;
 }
 
+/* Witness MSMs in pairs (prove_gpu.h, g16__gpu_prover_msms_next) where they save uploads: some
+ * witness query streamed (its chunks then cross PCIe once for two circuits), and the second
+ * witness and both circuits' compacted scalars fit in the H step's three vectors, free between
+ * msm.h and the next H step (witness_pair). G16_GPU_PAIR=0 turns it off. */
+static g16_status pair_setup(g16__gpu_prover *gp, g16_error *err)
+{
+    const char *env = getenv("G16_GPU_PAIR");
+    const struct g16_r1cs *r = gp->r;
+    size_t nw = r->num_inputs + r->num_aux, nscal = gp->p->n_a > gp->p->n_b_g1 ? gp->p->n_a : gp->p->n_b_g1;
+    unsigned wq = Q_ALL & ~(1u << Q_H);
+    gp->pair = 0;
+    gp->pair_note[0] = 0;
+    if (env && *env && strcmp(env, "0") && strcmp(env, "1"))
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_PAIR='%s': expected 0 or 1", env);
+    if ((env && !strcmp(env, "0")) || (gp->res_mask & wq) == wq)
+        return G16_OK;
+    if (gp->h_slots != 3 || gp->dscal_own || nw > 3 * r->n || 2 * nscal > 3 * r->n - nw) {
+        snprintf(gp->pair_note, sizeof gp->pair_note,
+                 "; witness MSMs one circuit at a time (no room for a second witness in the H step's vectors)");
+        return G16_OK;
+    }
+    gp->pair = 1;
+    snprintf(gp->pair_note, sizeof gp->pair_note, "; witness MSMs of two circuits per upload of the chunks");
+    return G16_OK;
+}
+
 /* The a slot (prove_gpu.h, G16__GPU_PF_A) after the spare set's decision: taken when the knob
  * allows a prefetch (want) and the spare set is not there, where the layout has it (the last
  * witness MSMs on resident queries, which leave PCIe free: all of them when all queries are
@@ -964,6 +1001,13 @@ static g16_status a_slot_setup(g16__gpu_prover *gp, int want, g16_error *err)
     if (!want || (gp->pf_mode != G16__GPU_PF_OFF && gp->pf_mode != G16__GPU_PF_A))
         return G16_OK;
     size_t len = strlen(gp->pf_note);
+    if (gp->pair) { /* (the pairs' second witness takes the slot's vector) */
+        if (want == G16__GPU_PF_A)
+            snprintf(gp->pf_note + len, sizeof gp->pf_note - len, "%sno a prefetch (witness MSMs in pairs)",
+                     len ? "; " : "");
+        gp->pf_mode = G16__GPU_PF_OFF;
+        return G16_OK;
+    }
     if (gp->a_from == Q_COUNT || gp->spmv || gp->h_slots != 3 || !gp->h_overlap || gp->dcheck) {
         if (want == G16__GPU_PF_A)
             snprintf(gp->pf_note + len, sizeof gp->pf_note - len, "%sno a prefetch (it needs the last witness "
@@ -1610,7 +1654,7 @@ g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size
     } else if ((st = spare_create(gp, err)) != G16_OK) {
         goto cleanup;
     }
-    if ((st = a_slot_setup(gp, want, err)) != G16_OK)
+    if ((st = pair_setup(gp, err)) != G16_OK || (st = a_slot_setup(gp, want, err)) != G16_OK)
         goto cleanup;
     if (!forced_piece && (st = passes_setup(gp, err)) != G16_OK)
         goto cleanup;
@@ -1687,6 +1731,8 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
     }
     if (gp->h_slots == 2 && strlen(buf) + 1 < len)
         snprintf(buf + strlen(buf), len - strlen(buf), "; the H step in two device vectors");
+    if (strlen(buf) + 1 < len)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s", gp->pair_note);
 }
 
 /* a, b, c into the current set, synchronously (span gpu.upload_abc: the host waits for the copies,
@@ -1970,12 +2016,17 @@ g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error 
     return st == G16_OK ? g16__gpu_sync(gp->gpu, err) : st;
 }
 
-/* One MSM over the points [first, first + count) of query q: the handle (the resident one, or
- * uploaded now and destroyed after), one scalar set, the window sums combined on the host
- * (the default, msm_gpu.h: a CPU core does the final ~256 doublings faster), the scratch given
- * back to the device's pool (stream-ordered: the next query takes it without the driver). */
-static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr *scalars, size_t first,
-                             size_t count, g16_error *err)
+/* The scalar sets one MSM call runs over the same bases: one, or two (witness MSMs in pairs). */
+#define SETS_MAX 2
+
+/* MSMs over the points [first, first + count) of query q, one per scalar set (out[s] from
+ * scalars[s] + first, s < nsets): the handle (the resident one, or uploaded now and destroyed
+ * after, so that a streamed chunk crosses PCIe once for all the sets), the window sums combined
+ * on the host (the default, msm_gpu.h: a CPU core does the final ~256 doublings faster), the
+ * scratch given back to the device's pool (stream-ordered: the next query takes it without the
+ * driver). */
+static g16_status q_run_part(g16__gpu_prover *gp, int q, void *const *out, const g16_fr *const *scalars, int nsets,
+                             size_t first, size_t count, g16_error *err)
 {
     g16_status st = G16_OK;
     g16__gpu_msm_opts o;
@@ -2004,10 +2055,11 @@ static g16_status q_run_part(g16__gpu_prover *gp, int q, void *out, const g16_fr
         sp = g16__span_begin_n("gpu.msm_passes", o.windows_per_pass);
         spanned = 1;
     }
-    if (q == Q_B2)
-        st = g16__gpu_msm_run_p2(m, out, scalars + first, 1, &o, err);
-    else
-        st = g16__gpu_msm_run_p1(m, out, scalars + first, 1, &o, err);
+    /* (one set per call: the sets' scalars are not one array; the scratch stays with the handle
+     * from the first set's run to the next) */
+    for (int s = 0; s < nsets && st == G16_OK; s++)
+        st = q == Q_B2 ? g16__gpu_msm_run_p2(m, out[s], scalars[s] + first, 1, &o, err)
+                       : g16__gpu_msm_run_p1(m, out[s], scalars[s] + first, 1, &o, err);
 cleanup:
     /* after a failed run too: a resident handle would keep its scratch into the next batch, on top
      * of the next run's, which the memory plan does not count (test_fakegpu_faults) */
@@ -2022,11 +2074,25 @@ cleanup:
     return st;
 }
 
-/* The MSM of query q: one part when resident (or pieces of gp->piece points: the scratch bounded
- * by the piece), else chunks of gp->chunk points (memory bounded by the chunk, whatever the
- * query's size; each chunk's upload overlaps the previous chunk's MSM); the parts summed on the
- * host. */
-static g16_status q_run(g16__gpu_prover *gp, int q, void *out, const g16_fr *scalars, g16_error *err)
+/* *out = part (start) or *out += part, in query q's group. */
+static void part_add(int q, void *out, const void *part, int start)
+{
+    if (q == Q_B2 && start)
+        *(g16_p2 *)out = *(const g16_p2 *)part;
+    else if (q == Q_B2)
+        g16__p2_add_var(out, out, part);
+    else if (start)
+        *(g16_p1 *)out = *(const g16_p1 *)part;
+    else
+        g16__p1_add_var(out, out, part);
+}
+
+/* The MSMs of query q, one per scalar set (q_run_part): one part when resident (or pieces of
+ * gp->piece points: the scratch bounded by the piece), else chunks of gp->chunk points (memory
+ * bounded by the chunk, whatever the query's size; each chunk's upload overlaps the previous
+ * chunk's MSMs); the parts summed on the host. */
+static g16_status q_run_sets(g16__gpu_prover *gp, int q, void *const *out, const g16_fr *const *scalars, int nsets,
+                             g16_error *err)
 {
     g16_status st = G16_OK;
     size_t n, step;
@@ -2034,54 +2100,56 @@ static g16_status q_run(g16__gpu_prover *gp, int q, void *out, const g16_fr *sca
     step = gp->res_mask >> q & 1 ? (gp->piece ? gp->piece : n) : q == Q_B2 ? gp->chunk2 : gp->chunk;
     g16__span sp = g16__span_begin_n(q_span[q], n);
     if (n <= step) {
-        st = q_run_part(gp, q, out, scalars, 0, n, err);
+        st = q_run_part(gp, q, out, scalars, nsets, 0, n, err);
         goto cleanup;
     }
     for (size_t first = 0; first < n && st == G16_OK; first += step) {
         size_t count = n - first < step ? n - first : step;
-        if (q == Q_B2) {
-            g16_p2 part;
-            st = q_run_part(gp, q, &part, scalars, first, count, err);
-            if (st == G16_OK && first == 0)
-                *(g16_p2 *)out = part;
-            else if (st == G16_OK)
-                g16__p2_add_var(out, out, &part);
-        } else {
-            g16_p1 part;
-            st = q_run_part(gp, q, &part, scalars, first, count, err);
-            if (st == G16_OK && first == 0)
-                *(g16_p1 *)out = part;
-            else if (st == G16_OK)
-                g16__p1_add_var(out, out, &part);
-        }
+        g16_p1 p1[SETS_MAX];
+        g16_p2 p2[SETS_MAX];
+        void *part[SETS_MAX];
+        for (int s = 0; s < nsets; s++)
+            part[s] = q == Q_B2 ? (void *)&p2[s] : (void *)&p1[s];
+        st = q_run_part(gp, q, part, scalars, nsets, first, count, err);
+        for (int s = 0; s < nsets && st == G16_OK; s++)
+            part_add(q, out[s], part[s], first == 0);
     }
 cleanup:
     g16__span_end(sp);
     return st;
 }
 
-/* dscal = the a query's scalars (a) or the b queries' (!a), compacted on the device from dw as
- * g16__prove_a_scalars / g16__prove_b_scalars do on the host; checks the count against the query. */
-static g16_status compact_scalars(g16__gpu_prover *gp, int a, g16_error *err)
+/* The MSM of query q over one scalar set. */
+static g16_status q_run(g16__gpu_prover *gp, int q, void *out, const g16_fr *scalars, g16_error *err)
+{
+    void *o[1] = {out};
+    const g16_fr *sc[1] = {scalars};
+    return q_run_sets(gp, q, o, sc, 1, err);
+}
+
+/* dst = the a query's scalars (a) or the b queries' (!a), compacted on the device from the
+ * witness dw (device) as g16__prove_a_scalars / g16__prove_b_scalars do on the host; checks the
+ * count against the query. */
+static g16_status compact_scalars(g16__gpu_prover *gp, int a, g16_fr *dst, const g16_fr *dw, g16_error *err)
 {
     g16_status st = G16_OK;
     const struct g16_r1cs *r = gp->r;
-    const g16_fr *aux = gp->dw + r->num_inputs;
+    const g16_fr *aux = dw + r->num_inputs;
     size_t k = 0, kb = 0, want = a ? gp->p->n_a : gp->p->n_b_g1;
     g16__span sp = g16__span_begin(a ? "gpu.compact_a" : "gpu.compact_b");
     if (a) {
         k = r->num_inputs;
         if (k > want)
             goto count;
-        if ((st = g16__gpu_copy(gp->gpu, gp->dscal, gp->dw, k * sizeof(g16_fr), err)) != G16_OK)
+        if ((st = g16__gpu_copy(gp->gpu, dst, dw, k * sizeof(g16_fr), err)) != G16_OK)
             goto cleanup;
-    } else if ((st = g16__gpu_compact(gp->cmp, gp->dscal, gp->dw, r->num_inputs,
+    } else if ((st = g16__gpu_compact(gp->cmp, dst, dw, r->num_inputs,
                                       gp->dbits + gp->bits_off[G16__DENS_B_INPUT], &k, err)) != G16_OK) {
         goto cleanup;
     }
     if (k > want) /* more inputs than the query has points (prove.c checks the counts first) */
         goto count;
-    if ((st = g16__gpu_compact(gp->cmp, gp->dscal + k, aux, r->num_aux,
+    if ((st = g16__gpu_compact(gp->cmp, dst + k, aux, r->num_aux,
                                gp->dbits + gp->bits_off[a ? G16__DENS_A_AUX : G16__DENS_B_AUX], &kb, err)) != G16_OK)
         goto cleanup;
     k += kb;
@@ -2122,25 +2190,45 @@ static g16_status upload_witness(g16__gpu_prover *gp, const g16_fr *w, g16_error
     return st;
 }
 
-/* The four MSMs over the witness in dw (l, a, b_g1, b_g2), poll between them. The compacted
- * scalars go into the current set's b, c (or dscal's own buffer): no H step may be pending. */
+/* The four MSMs (l, a, b_g1, b_g2) over each witness dws[s] (device) into out[s], s < nsets, each
+ * query's bases read once for all the sets (a streamed chunk crosses PCIe once), poll between
+ * the queries. The compacted a / b scalars of witness s go into scal[s] (the current set's b, c
+ * or dscal's own buffer; in pairs the H step's vectors beside the second witness): no H step may
+ * be pending. Every q_run_sets and compact_scalars returns synchronized: at each poll the device
+ * is idle. */
+static g16_status witness_sets(g16__gpu_prover *gp, g16__query_sums *const *out, const g16_fr *const *dws,
+                               g16_fr *const *scal, int nsets, g16__gpu_poll_fn poll, void *poll_ctx, g16_error *err)
+{
+    static const int order[4] = {Q_L, Q_A, Q_B1, Q_B2};
+    g16_status st = G16_OK;
+    const g16_fr *sc[SETS_MAX];
+    void *o[SETS_MAX];
+    for (int k = 0; k < 4 && st == G16_OK; k++) {
+        int q = order[k];
+        if (k > 0 && (st = poll_now(gp, q, poll, poll_ctx, err)) != G16_OK)
+            break;
+        for (int s = 0; s < nsets && st == G16_OK; s++) {
+            g16__query_sums *os = out[s];
+            o[s] = q == Q_L ? (void *)&os->l : q == Q_A ? (void *)&os->a : q == Q_B1 ? (void *)&os->b1 : (void *)&os->b2;
+            sc[s] = q == Q_L ? dws[s] + gp->r->num_inputs : scal[s];
+            if (q == Q_A || q == Q_B1) /* (b_g2 takes b_g1's scalars) */
+                st = compact_scalars(gp, q == Q_A, scal[s], dws[s], err);
+        }
+        if (st == G16_OK)
+            st = q_run_sets(gp, q, o, sc, nsets, err);
+    }
+    gp->next_q = Q_COUNT;
+    return st;
+}
+
+/* The four witness MSMs of one proof, over the witness in dw. */
 static g16_status witness_msms(g16__gpu_prover *gp, g16__query_sums *out, g16__gpu_poll_fn poll, void *poll_ctx,
                                g16_error *err)
 {
-    g16_status st = G16_OK;
-    const struct g16_r1cs *r = gp->r;
-    /* every q_run and compact_scalars returns synchronized: at each poll the device is idle */
-    if ((st = q_run(gp, Q_L, &out->l, gp->dw + r->num_inputs, err)) != G16_OK ||
-        (st = poll_now(gp, Q_A, poll, poll_ctx, err)) != G16_OK || (st = compact_scalars(gp, 1, err)) != G16_OK ||
-        (st = q_run(gp, Q_A, &out->a, gp->dscal, err)) != G16_OK ||
-        (st = poll_now(gp, Q_B1, poll, poll_ctx, err)) != G16_OK || (st = compact_scalars(gp, 0, err)) != G16_OK ||
-        (st = q_run(gp, Q_B1, &out->b1, gp->dscal, err)) != G16_OK ||
-        (st = poll_now(gp, Q_B2, poll, poll_ctx, err)) != G16_OK)
-        goto cleanup;
-    st = q_run(gp, Q_B2, &out->b2, gp->dscal, err);
-cleanup:
-    gp->next_q = Q_COUNT;
-    return st;
+    g16__query_sums *o[1] = {out};
+    const g16_fr *w[1] = {gp->dw};
+    g16_fr *sc[1] = {gp->dscal};
+    return witness_sets(gp, o, w, sc, 1, poll, poll_ctx, err);
 }
 
 /* msm.h from the H on the device, after the first poll: a prefetch issued then hides behind the
@@ -2159,16 +2247,56 @@ static g16_status msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll,
     return st;
 }
 
+/* The second circuit's witness and both circuits' compacted scalars go into the H step's vectors
+ * (free between msm.h and the next H step; pair_setup checked that they fit): the witness first,
+ * then the two scalar arrays. gp->dw holds the first circuit's witness. */
+static g16_status witness_pair(g16__gpu_prover *gp, g16__query_sums *out, g16__query_sums *out2, const g16_fr *w2,
+                               g16__gpu_poll_fn poll, void *poll_ctx, g16_error *err)
+{
+    g16_status st = G16_OK;
+    const struct g16_r1cs *r = gp->r;
+    size_t nw = r->num_inputs + r->num_aux, nscal = gp->p->n_a > gp->p->n_b_g1 ? gp->p->n_a : gp->p->n_b_g1;
+    g16_fr *dw2 = gp->dabc, *s0 = gp->dabc + nw, *s1 = s0 + nscal;
+    g16__span sp = g16__span_begin_n("gpu.upload_witness2", nw);
+    st = g16__gpu_upload(gp->gpu, dw2, w2, nw * sizeof(g16_fr), err);
+    if (st == G16_OK)
+        st = g16__gpu_sync(gp->gpu, err);
+    g16__span_end(sp);
+    gp->dw_early = 0; /* dw holds the first circuit's witness, not the second's */
+    if (st != G16_OK)
+        return st;
+    g16__query_sums *o[2] = {out, out2};
+    const g16_fr *w[2] = {gp->dw, dw2};
+    g16_fr *sc[2] = {s0, s1};
+    if ((st = witness_sets(gp, o, w, sc, 2, poll, poll_ctx, err)) == G16_OK)
+        gp->n_paired++;
+    return st;
+}
+
+g16_status g16__gpu_prover_msms_next(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__gpu_poll_fn poll,
+                                     g16__gpu_next_fn next, void *ctx, g16_error *err)
+{
+    g16_status st, *st2 = NULL;
+    g16__query_sums *out2 = NULL;
+    if (!gp->have_h)
+        return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
+    gp->w_after_h = 1;
+    if ((st = poll_now(gp, Q_H, poll, ctx, err)) != G16_OK || (st = upload_witness(gp, w, err)) != G16_OK ||
+        (st = msm_h(gp, &out->h, NULL, NULL, err)) != G16_OK || (st = poll_now(gp, Q_L, poll, ctx, err)) != G16_OK)
+        return st;
+    const g16_fr *w2 = gp->pair && next ? next(ctx, &out2, &st2) : NULL;
+    if (!w2 || !out2)
+        return witness_msms(gp, out, poll, ctx, err);
+    st = witness_pair(gp, out, out2, w2, poll, ctx, err);
+    if (st2)
+        *st2 = st;
+    return st;
+}
+
 g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__gpu_poll_fn poll,
                                 void *poll_ctx, g16_error *err)
 {
-    g16_status st;
-    if (!gp->have_h)
-        return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
-    if ((st = poll_now(gp, Q_H, poll, poll_ctx, err)) != G16_OK || (st = upload_witness(gp, w, err)) != G16_OK ||
-        (st = msm_h(gp, &out->h, NULL, NULL, err)) != G16_OK || (st = poll_now(gp, Q_L, poll, poll_ctx, err)) != G16_OK)
-        return st;
-    return witness_msms(gp, out, poll, poll_ctx, err);
+    return g16__gpu_prover_msms_next(gp, out, w, poll, NULL, poll_ctx, err);
 }
 
 g16_status g16__gpu_prover_msms_w(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err)
@@ -2190,10 +2318,18 @@ g16_status g16__gpu_prover_msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll
 {
     gp->w_src = NULL;
     gp->dw_early = 0;
+    /* after this msm.h: with pairs the next circuit's msm.h (it pairs with the one after it), else
+     * as a rule the next circuit's early witness MSMs (G16_GPU_EARLY_W=2; a guess either way: a
+     * wrong one costs one chunk uploaded on the spot) */
+    gp->w_after_h = !gp->pair;
     return msm_h(gp, out, poll, poll_ctx, err);
 }
 
 uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp) { return gp->n_early; }
+
+int g16__gpu_prover_pairs(const g16__gpu_prover *gp) { return gp->pair; }
+
+uint64_t g16__gpu_prover_paired_count(const g16__gpu_prover *gp) { return gp->n_paired; }
 
 int g16__gpu_prover_checks(const g16__gpu_prover *gp) { return gp->dcheck != NULL; }
 

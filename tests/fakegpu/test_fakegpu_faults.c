@@ -207,6 +207,8 @@ static void test_fault_sweep(void **state)
          {{"G16_GPU_SPMV", "0"}, {"G16_GPU_PREFETCH", "a"}}},
         {"streamed in chunks of 201 points", "0", {{"G16_GPU_STREAM", "1"}, {"G16_GPU_CHUNK", "201"}}},
         {"streamed, the H step in two vectors", "0", {{"G16_GPU_STREAM", "1"}, {"G16_GPU_H_SLOTS", "2"}}},
+        {"streamed in chunks of 201 points, witness MSMs in pairs (no early ones)", "0",
+         {{"G16_GPU_STREAM", "1"}, {"G16_GPU_CHUNK", "201"}, {"G16_GPU_EARLY_W", "0"}}},
         {"h, b_g2 resident, the others streamed, no early witness MSMs", "0",
          {{"G16_GPU_RESIDENT", "h,b_g2"}, {"G16_GPU_CHUNK", "201"}, {"G16_GPU_EARLY_W", "0"}}},
     };
