@@ -131,6 +131,7 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
         uint64_t prefetched =
             g16__trace_query("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch", &ps) == G16_OK ? ps.count : 0;
         uint64_t early = g16__trace_query("prove/prove.witness_early", &ps) == G16_OK ? ps.count : 0;
+        uint64_t pairs = g16__trace_query("prove/prove.circuit/gpu.upload_witness2", &ps) == G16_OK ? ps.count : 0;
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         /* the device's memory held after the batch: the prover's buffers (g16__gpu_mem_info counts
@@ -139,20 +140,22 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
         size_t dev_free = 0, dev_total = 0;
         (void)g16__gpu_mem_info(g, &dev_free, &dev_total, NULL);
         printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
-               "%.1f | %llu | %llu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f |\n",
+               "%.1f | %llu | %llu | %llu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f |\n",
                lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
                bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.spmv"),
                bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
                bench_span_ms("prove/prove.circuit/msm.h.gpu"), circuit_ms("msm.l.gpu"), circuit_ms("msm.a.gpu"),
                circuit_ms("msm.b_g1.gpu"), circuit_ms("msm.b_g2.gpu"),
-               bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_witness") + circuit_ms("gpu.upload_witness"),
+               bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_witness") + circuit_ms("gpu.upload_witness") +
+                   bench_span_ms("prove/prove.circuit/gpu.upload_witness2"),
                bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc") +
                    bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_a"),
                (unsigned long long)prefetched,
-               (unsigned long long)early, bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch"),
+               (unsigned long long)early, (unsigned long long)pairs,
+               bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch"),
                circuit_ms("gpu.compact_a") + circuit_ms("gpu.compact_b"),
                bench_span_ms("prove/prove.circuit/prove.assemble"),
-               bench_span_ms("prove/wait.synth"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0,
+               bench_span_ms("prove/wait.synth") + bench_span_ms("prove/prove.circuit/wait.next_w"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0,
                (double)(dev_total - dev_free) / 1e9);
         fflush(stdout);
     }
@@ -219,10 +222,11 @@ int main(int argc, char **argv)
            info.name, kind == G16_DEMO_BITS ? "bits" : "field", batch, devices,
            chk && !strcmp(chk, "1") ? "device" : "CPU", early_env ? early_env : "default", spmv ? spmv : "default (1)");
     printf("| log2 m | run | prove | per proof | check | spmv | spmv (gpu) | H (gpu) | msm.h | msm.l | msm.a | "
-           "msm.b_g1 | msm.b_g2 | upload w | upload a,b,c | prefetched | witness MSMs early | wait prefetch | compact a, b | "
+           "msm.b_g1 | msm.b_g2 | upload w | upload a,b,c | prefetched | witness MSMs early | witness MSMs in pairs | "
+           "wait prefetch | compact a, b | "
            "assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB | "
            "device GB held |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (unsigned lg = min_log; lg <= max_log; lg++) {
         g16_cs *cs = NULL;
         g16_r1cs *r = NULL;
