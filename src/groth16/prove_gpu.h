@@ -41,7 +41,8 @@
  * that one, in one pass; G16_GPU_CHUNK=N points overrides, G16_GPU_STREAM=1 forces streaming; both
  * for tests), runs each chunk and sums
  * the parts on the host, so a card smaller than the parameters still proves (slower: the queries
- * cross PCIe once per proof). There the queries' host memory is page-locked for the prover's
+ * cross PCIe once per proof, the witness queries once per two proofs where their MSMs run in
+ * pairs, g16__gpu_prover_msms_next). There the queries' host memory is page-locked for the prover's
  * life (G16_GPU_PIN_QUERIES=0: not), and each chunk is uploaded by a thread of its own while the
  * previous chunk's MSM runs (G16_GPU_STREAM_OVERLAP=0: not); on the H200 at 2^25 with 2^23-point
  * chunks that took a proof from 2.1-2.9 s to 0.92-0.94 s (resident: ~0.77 s; bench/RESULTS.md).
