@@ -81,9 +81,10 @@ struct g16__gpu_prover {
     uint64_t n_prefetched, n_prefetch_used, n_uploaded, n_early, n_paired;
     /* Witness MSMs in pairs (prove_gpu.h, g16__gpu_prover_msms_next): on when some witness query
      * is streamed and the H step's three vectors hold a second witness and both circuits'
-     * compacted scalars (pair_setup); pair_note says which, for the backend line. w_after_h: the
-     * MSMs after the current msm.h are a witness's (the chunk after h's last is l's first), not
-     * the next circuit's msm.h (its witness sums were computed before: the chunk after is h's). */
+     * compacted scalars (pair_setup); pair_note says which, for the backend line. w_after_h:
+     * witness MSMs are expected after the current msm.h, so the upload thread fetches l's first
+     * chunk after h's last; else h's, for the next circuit's msm.h (a guess where the caller
+     * decides: a wrong one costs a chunk uploaded on the spot). */
     int pair;
     char pair_note[128];
     int w_after_h;
