@@ -351,7 +351,9 @@ static uint64_t sync_query_uploads(void) { return sync_query_uploads_in(0); }
  * upload of the second witness each. */
 static uint64_t pair_spans(void)
 {
-    return span_count("prove/prove.circuit/gpu.upload_witness2") + span_count("prove.circuit/gpu.upload_witness2");
+    return span_count("prove/prove.circuit/gpu.upload_witness2") + span_count("prove.circuit/gpu.upload_witness2") +
+           span_count("prove/prove.witness_early/gpu.upload_witness2") +
+           span_count("prove.witness_early/gpu.upload_witness2");
 }
 
 /* Some queries resident, the others streamed (G16_GPU_RESIDENT names the resident ones): h and
@@ -1819,6 +1821,46 @@ static uint64_t pair_sequence(const fixture *f, three_circuits *t, size_t chunk,
     return want;
 }
 
+/* The early pair (g16__gpu_prover_msms_w2): both circuits' witness MSMs before their H steps, then
+ * each H step without a witness and msm.h alone: the CPU's sums; refused while an H step waits for
+ * its MSMs; the chunks still foreseen (one upload on the spot). */
+static void pair_early_sequence(const fixture *f, three_circuits *t)
+{
+    size_t n = f->r->n;
+    g16_error err = {0, ""};
+    g16__gpu_prover *gp = NULL;
+    g16__query_sums got[2];
+    g16_fr **abc = t->abc;
+    if (g16__gpu_prover_create(&gp, 0, f->p, f->r, &err) != G16_OK)
+        fail_msg("streaming prover: %s", err.msg);
+    assert_true(g16__gpu_prover_pairs(gp));
+    g16__trace_reset();
+    g16__trace_enable(G16__TRACE_RECORD);
+    memset(got, 0xa5, sizeof got);
+    if (g16__gpu_prover_msms_w2(gp, &got[0], f->w[0], &got[1], f->w[1], &err) != G16_OK)
+        fail_msg("early pair: %s", err.msg);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(g16__gpu_prover_h(gp, abc[i], abc[i] + n, abc[i] + 2 * n, NULL, &err), G16_OK);
+        if (i == 0) /* (an H step waits for its msm.h) */
+            assert_int_equal(g16__gpu_prover_msms_w2(gp, &got[1], f->w[1], &got[0], f->w[0], &err), G16_ERR_ARG);
+        assert_int_equal(g16__gpu_prover_msm_h(gp, &got[i].h, NULL, NULL, &err), G16_OK);
+        expect_sums(&got[i], &t->want[i], i ? "circuit 1 of the early pair" : "circuit 0 of the early pair");
+    }
+    assert_int_equal(g16__gpu_prover_early_count(gp), 2);
+    assert_int_equal(g16__gpu_prover_paired_count(gp), 1);
+    g16__gpu_prover_destroy(gp);
+    g16__trace_enable(0);
+    static const char *const q[] = {"h", "l", "a", "b_g1", "b_g2"};
+    uint64_t sync_up = 0;
+    for (int i = 0; i < 5; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "msm.%s.gpu/gpu.upload_query", q[i]);
+        sync_up += span_count(path);
+    }
+    g16__trace_reset();
+    assert_int_equal(sync_up, 1);
+}
+
 /* A prover that fails inside a pair's MSMs (an injected device error at each of a clean run's calls
  * in turn): the error reaches the caller, and the second circuit's status says so too when the
  * failure came after it was taken; otherwise both circuits' sums are the CPU's. After each, the
@@ -1898,6 +1940,8 @@ static void test_gpu_pairs(void **state)
     setenv("G16_GPU_PAIR", "0", 1);
     uint64_t single = pair_sequence(&f, &t, 1000, 0);
     assert_true(paired < single);
+    setenv("G16_GPU_PAIR", "1", 1);
+    pair_early_sequence(&f, &t);
 #ifdef G16_FAKE_GPU
     setenv("G16_GPU_PAIR", "1", 1);
     pair_faults(&f, &t);
@@ -1921,27 +1965,35 @@ static void test_gpu_pairs(void **state)
     static const struct {
         const char *pair, *early, *devices;
         int want; /* pairs expected; -1: as the timing allows */
-    } runs[] = {{"", "0", "0", 2}, {"", "1", "0", -1}, {"", "0", "0,0", -1}, {"0", "0", "0", 0}};
+    } runs[] = {{"", "0", "0", 2}, {"", "1", "0", 2}, {"", "2", "0", -1}, {"", "0", "0,0", -1}, {"0", "0", "0", 0},
+                {"0", "1", "0", 0}};
     for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
         setenv("G16_GPU_PAIR", runs[k].pair, 1);
         char *se = env_set("G16_GPU_EARLY_W", runs[k].early);
         memset(gpu, 0, f.count * sizeof *gpu);
         g16_status st = traced_prove(&f, gpu, runs[k].devices, &err);
         uint64_t pairs = pair_spans(), sync_up = sync_query_uploads() + sync_query_uploads_in(1);
+        uint64_t early_pairs = span_count("prove/prove.witness_early/gpu.upload_witness2");
         g16__trace_reset();
         env_restore("G16_GPU_EARLY_W", se);
         if (st != G16_OK)
             fail_msg("G16_GPU_PAIR='%s', G16_GPU_EARLY_W=%s, devices %s: %s", runs[k].pair, runs[k].early,
                      runs[k].devices, err.msg);
         expect_same_proofs(cpu, gpu, f.count, "witness MSMs in pairs");
-        printf("  G16_GPU_PAIR='%s', G16_GPU_EARLY_W=%s, devices %s, batch of %zu: %llu pairs, %llu chunks "
-               "uploaded on the spot; proofs = CPU\n",
+        printf("  G16_GPU_PAIR='%s', G16_GPU_EARLY_W=%s, devices %s, batch of %zu: %llu pairs (%llu early), %llu "
+               "chunks uploaded on the spot; proofs = CPU\n",
                runs[k].pair, runs[k].early, runs[k].devices, f.count, (unsigned long long)pairs,
-               (unsigned long long)sync_up);
-        if (runs[k].want >= 0) {
+               (unsigned long long)early_pairs, (unsigned long long)sync_up);
+        /* every circuit early: the batch's first two witnesses are copied before the first SpMV,
+         * so its first early MSMs are a pair (prove.c, pair_early) */
+        if (runs[k].early[0] == '2')
+            assert_true(early_pairs >= 1);
+        if (runs[k].want >= 0)
             assert_int_equal(pairs, runs[k].want);
-            assert_int_equal(sync_up, 1); /* one worker, its chunks foreseen */
-        }
+        /* one worker, its chunks foreseen (an early circuit without pairs: h's first chunk after
+         * its msm.h, guessed l's, comes on the spot) */
+        if (runs[k].want >= 0 && (runs[k].pair[0] != '0' || runs[k].early[0] == '0'))
+            assert_int_equal(sync_up, 1);
     }
     free(cpu);
     free(gpu);

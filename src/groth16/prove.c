@@ -671,6 +671,13 @@ typedef struct {
     int w_ready[2];
     size_t idx_w[2];
     int early_mode;          /* 0: off; 1: while the GPU stage waits for the slot; 2: always (tests) */
+    /* Early witness MSMs in pairs (prove_gpu.h, g16__gpu_prover_msms_w2): at the batch's start the
+     * synth thread claims two circuits and copies both witnesses (slot 0's, then slot 1's, made
+     * w_ready together) before the first SpMV, so that the GPU stage's early MSMs take both; pre:
+     * the slot's circuit pre_idx is claimed and its witness copied already. */
+    int pair_early;
+    int pre[2];
+    size_t pre_idx[2];
     int have_early[2];
     g16_status early_st[2];
     g16_error early_err[2];
@@ -715,16 +722,31 @@ static void *synth_main(void *arg)
         while (pc->state[slot] != SLOT_FREE && !__atomic_load_n(&b->failed, __ATOMIC_ACQUIRE))
             pthread_cond_wait(&pc->cv, &pc->mu);
         pthread_mutex_unlock(&pc->mu);
-        size_t i = batch_claim(b);
-        if (i >= b->count)
+        size_t i;
+        if (pc->pre[slot]) {
+            i = pc->pre_idx[slot];
+            pc->pre[slot] = 0;
+        } else if ((i = batch_claim(b)) >= b->count) {
             break;
-        synth_copy_w(i, b->witnesses[i], &pc->wk->hb[slot]);
-        if (pc->wk->hb[slot].w) {
-            pthread_mutex_lock(&pc->mu);
-            pc->w_ready[slot] = 1;
-            pc->idx_w[slot] = i;
-            pthread_cond_broadcast(&pc->cv);
-            pthread_mutex_unlock(&pc->mu);
+        } else {
+            synth_copy_w(i, b->witnesses[i], &pc->wk->hb[slot]);
+            /* the batch's start: the next circuit's witness too, into the other slot (free) */
+            size_t i2 = nfilled == 0 && pc->pair_early ? batch_claim(b) : b->count;
+            if (i2 < b->count)
+                synth_copy_w(i2, b->witnesses[i2], &pc->wk->hb[slot ^ 1]);
+            if (pc->wk->hb[slot].w) {
+                pthread_mutex_lock(&pc->mu);
+                pc->w_ready[slot] = 1;
+                pc->idx_w[slot] = i;
+                if (i2 < b->count) {
+                    pc->w_ready[slot ^ 1] = 1;
+                    pc->idx_w[slot ^ 1] = i2;
+                    pc->pre[slot ^ 1] = 1;
+                    pc->pre_idx[slot ^ 1] = i2;
+                }
+                pthread_cond_broadcast(&pc->cv);
+                pthread_mutex_unlock(&pc->mu);
+            }
         }
         g16_status st = synth_eval(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], &e);
         if (st != G16_OK) {
@@ -813,12 +835,19 @@ static int early_due(const pipe_ctx *pc, int slot)
 static void early_run(pipe_ctx *pc, int slot, g16__span *wait)
 {
     size_t i = pc->idx_w[slot];
+    int other = slot ^ 1, two = pc->pair_early && early_due(pc, other); /* (the other slot: the next circuit) */
     pc->have_early[slot] = 1;
+    pc->have_early[other] |= two;
     pthread_mutex_unlock(&pc->mu);
     g16__span_end(*wait);
     g16__span sp = g16__span_begin_n("prove.witness_early", i);
-    pc->early_st[slot] = g16__gpu_prover_msms_w(pc->wk->gp, &pc->early[slot], pc->wk->hb[slot].w,
-                                                &pc->early_err[slot]);
+    pc->early_st[slot] = g16__gpu_prover_msms_w2(pc->wk->gp, &pc->early[slot], pc->wk->hb[slot].w,
+                                                 two ? &pc->early[other] : NULL, two ? pc->wk->hb[other].w : NULL,
+                                                 &pc->early_err[slot]);
+    if (two) {
+        pc->early_st[other] = pc->early_st[slot];
+        pc->early_err[other] = pc->early_err[slot];
+    }
     g16__span_end(sp);
     *wait = g16__span_begin("wait.synth");
     pthread_mutex_lock(&pc->mu);
@@ -880,6 +909,7 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
     pc.wk = wk;
     pc.index = index;
     pc.early_mode = early_mode_for();
+    pc.pair_early = pc.early_mode && g16__gpu_prover_pairs(wk->gp) && wk->hb[0].w && wk->hb[1].w;
     pthread_mutex_init(&pc.mu, NULL);
     pthread_cond_init(&pc.cv, NULL);
     if (pthread_create(&th, NULL, synth_main, &pc) != 0) {

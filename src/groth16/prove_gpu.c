@@ -2314,6 +2314,22 @@ g16_status g16__gpu_prover_msms_w(g16__gpu_prover *gp, g16__query_sums *out, con
     return G16_OK;
 }
 
+g16_status g16__gpu_prover_msms_w2(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__query_sums *out2,
+                                   const g16_fr *w2, g16_error *err)
+{
+    g16_status st;
+    if (!gp->pair || !w2)
+        return g16__gpu_prover_msms_w(gp, out, w, err);
+    if (gp->have_h)
+        return g16__error(err, G16_ERR_ARG, "gpu prover: the witness MSMs come before the H step or after msm.h");
+    gp->w_src = NULL;
+    gp->dw_early = 0;
+    if ((st = upload_witness(gp, w, err)) != G16_OK || (st = witness_pair(gp, out, out2, w2, NULL, NULL, err)) != G16_OK)
+        return st;
+    gp->n_early += 2;
+    return G16_OK;
+}
+
 g16_status g16__gpu_prover_msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll, void *poll_ctx,
                                  g16_error *err)
 {

@@ -171,8 +171,15 @@ uint64_t g16__gpu_prover_paired_count(const g16__gpu_prover *gp);
 g16_status g16__gpu_prover_msms_w(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err);
 g16_status g16__gpu_prover_msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll, void *poll_ctx,
                                  g16_error *err);
-/* How many g16__gpu_prover_msms_w calls succeeded (for tests and benchmarks). */
+/* How many circuits' witness MSMs ran early (msms_w: one per call, msms_w2: two; for tests and
+ * benchmarks). */
 uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp);
+/* g16__gpu_prover_msms_w for two circuits at once where the prover pairs (else, or with w2 NULL,
+ * for w alone): their witness MSMs ahead of both H steps (at a batch's start the pipeline copies
+ * the first two witnesses before the first SpMV). Counted as two early circuits and one pair. The
+ * second circuit's H step then also takes w = NULL. */
+g16_status g16__gpu_prover_msms_w2(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__query_sums *out2,
+                                   const g16_fr *w2, g16_error *err);
 
 /* The witness check on the device (G16_GPU_CHECK=1 when the prover is created; off by default
  * until measured): each g16__gpu_prover_h first tests a_i·b_i = c_i for the r1cs's rows on the
