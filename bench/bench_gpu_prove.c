@@ -155,7 +155,8 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
                bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch"),
                circuit_ms("gpu.compact_a") + circuit_ms("gpu.compact_b"),
                bench_span_ms("prove/prove.circuit/prove.assemble"),
-               bench_span_ms("prove/wait.synth") + bench_span_ms("prove/prove.circuit/wait.next_w"), create_ms, unacc / 1e6, ru.ru_maxrss / 1048576.0,
+               bench_span_ms("prove/wait.synth") + bench_span_ms("prove/prove.circuit/wait.next_w"), create_ms,
+               unacc / 1e6, ru.ru_maxrss / 1048576.0,
                (double)(dev_total - dev_free) / 1e9);
         fflush(stdout);
     }
@@ -226,7 +227,8 @@ int main(int argc, char **argv)
            "wait prefetch | compact a, b | "
            "assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB | "
            "device GB held |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+           "---|\n");
     for (unsigned lg = min_log; lg <= max_log; lg++) {
         g16_cs *cs = NULL;
         g16_r1cs *r = NULL;

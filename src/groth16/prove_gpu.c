@@ -2210,7 +2210,10 @@ static g16_status witness_sets(g16__gpu_prover *gp, g16__query_sums *const *out,
             break;
         for (int s = 0; s < nsets && st == G16_OK; s++) {
             g16__query_sums *os = out[s];
-            o[s] = q == Q_L ? (void *)&os->l : q == Q_A ? (void *)&os->a : q == Q_B1 ? (void *)&os->b1 : (void *)&os->b2;
+            o[s] = q == Q_L    ? (void *)&os->l
+                   : q == Q_A  ? (void *)&os->a
+                   : q == Q_B1 ? (void *)&os->b1
+                               : (void *)&os->b2;
             sc[s] = q == Q_L ? dws[s] + gp->r->num_inputs : scal[s];
             if (q == Q_A || q == Q_B1) /* (b_g2 takes b_g1's scalars) */
                 st = compact_scalars(gp, q == Q_A, scal[s], dws[s], err);
@@ -2324,7 +2327,8 @@ g16_status g16__gpu_prover_msms_w2(g16__gpu_prover *gp, g16__query_sums *out, co
         return g16__error(err, G16_ERR_ARG, "gpu prover: the witness MSMs come before the H step or after msm.h");
     gp->w_src = NULL;
     gp->dw_early = 0;
-    if ((st = upload_witness(gp, w, err)) != G16_OK || (st = witness_pair(gp, out, out2, w2, NULL, NULL, err)) != G16_OK)
+    if ((st = upload_witness(gp, w, err)) != G16_OK ||
+        (st = witness_pair(gp, out, out2, w2, NULL, NULL, err)) != G16_OK)
         return st;
     gp->n_early += 2;
     return G16_OK;
