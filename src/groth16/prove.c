@@ -447,8 +447,10 @@ static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr
 
 /* The rest of one proof, from a, b, c in hb: H, MSMs, assembly, decoding with every check and
  * self-verification. poll (GPU workers, may be NULL): called between the GPU MSMs (prove_gpu.h).
- * pre (GPU workers, may be NULL): the witness MSMs' sums, already computed (early); then only
- * msm.h runs here. rows_gpu: the H step tested the rows on the device; its verdict here (a
+ * next (GPU workers, may be NULL): where the prover pairs, gives the next circuit's witness once
+ * msm.h is done, for the two circuits' witness MSMs at once (prove_gpu.h,
+ * g16__gpu_prover_msms_next); both take poll_ctx. pre (GPU workers, may be NULL): the witness
+ * MSMs' sums, already computed (early, or with the previous circuit's); then only msm.h runs here. rows_gpu: the H step tested the rows on the device; its verdict here (a
  * failing row ends the proof before the MSMs, with g16_r1cs_check's error). */
 static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
                                const g16_fr *w, worker *wk, h_buffers *hb, const g16_pvk *pvk, const g16_fr *rr,
@@ -651,7 +653,13 @@ static void serial_run(batch *b, worker *wk)
  * H step and msm.h. It happens at a batch's start, where the GPU waited ~470 ms for the first
  * circuit's SpMV at 2^26 (H200: 2.81 / 2.70 -> 2.70 / 2.64 s per batch of 3, same job), and
  * whenever the CPU stage is the slower one. The slot's witness is not rewritten before the slot is
- * FREE, which is after its proof. */
+ * FREE, which is after its proof.
+ *
+ * Witness MSMs in pairs (prove_gpu.h, g16__gpu_prover_pairs: some witness query streamed): after
+ * msm.h of the circuit in slot cur, the GPU stage takes the other slot's witness (pair_next) and
+ * the prover runs both circuits' witness MSMs over each streamed chunk; that circuit's proof then
+ * takes the sums as early ones. At a batch's start the synth thread copies the first two
+ * witnesses before the first SpMV, so that the early witness MSMs are a pair as well. */
 enum { SLOT_FREE, SLOT_READY };
 typedef struct {
     batch *b;
