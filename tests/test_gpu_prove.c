@@ -1754,6 +1754,19 @@ static void expect_sums(const g16__query_sums *got, const g16__query_sums *want,
         fail_msg("%s: query sums differ from the CPU's", what);
 }
 
+/* Synchronous query uploads of prover calls made outside any span (the traced spans are roots). */
+static uint64_t prover_sync_uploads(void)
+{
+    static const char *const q[] = {"h", "l", "a", "b_g1", "b_g2"};
+    uint64_t k = 0;
+    for (int i = 0; i < 5; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "msm.%s.gpu/gpu.upload_query", q[i]);
+        k += span_count(path);
+    }
+    return k;
+}
+
 /* Chunks of n points of `chunk` per upload. */
 static uint64_t chunks_of(size_t n, size_t chunk) { return (n + chunk - 1) / chunk; }
 
@@ -1804,15 +1817,10 @@ static uint64_t pair_sequence(const fixture *f, three_circuits *t, size_t chunk,
     assert_int_equal(g16__gpu_prover_paired_count(gp), pairs);
     g16__gpu_prover_destroy(gp); /* (joins the upload thread: its last, unused upload is counted) */
     g16__trace_enable(0);
-    static const char *const q[] = {"h", "l", "a", "b_g1", "b_g2"};
-    uint64_t sync_up = 0, thread_up = span_count("gpu.upload_next_chunk"), want = 0;
+    uint64_t sync_up = prover_sync_uploads(), thread_up = span_count("gpu.upload_next_chunk"), want = 0;
     size_t nq[5] = {f->p->n_h, f->p->n_l, f->p->n_a, f->p->n_b_g1, f->p->n_b_g2};
-    for (int i = 0; i < 5; i++) {
-        char path[64];
-        snprintf(path, sizeof path, "msm.%s.gpu/gpu.upload_query", q[i]);
-        sync_up += span_count(path);
+    for (int i = 0; i < 5; i++)
         want += chunks_of(nq[i], chunk) * (i == 0 || !pairs ? 3 : 2);
-    }
     g16__trace_reset();
     printf("  pairs %d: %llu chunk uploads (%llu on the spot), %llu expected\n", pairs,
            (unsigned long long)(sync_up + thread_up - 1), (unsigned long long)sync_up, (unsigned long long)want);
@@ -1850,13 +1858,7 @@ static void pair_early_sequence(const fixture *f, three_circuits *t)
     assert_int_equal(g16__gpu_prover_paired_count(gp), 1);
     g16__gpu_prover_destroy(gp);
     g16__trace_enable(0);
-    static const char *const q[] = {"h", "l", "a", "b_g1", "b_g2"};
-    uint64_t sync_up = 0;
-    for (int i = 0; i < 5; i++) {
-        char path[64];
-        snprintf(path, sizeof path, "msm.%s.gpu/gpu.upload_query", q[i]);
-        sync_up += span_count(path);
-    }
+    uint64_t sync_up = prover_sync_uploads();
     g16__trace_reset();
     assert_int_equal(sync_up, 1);
 }
