@@ -89,30 +89,29 @@ static int random_params(g16__gpu *g, const struct g16_r1cs *r, struct g16_param
     return bad;
 }
 
-/* A GPU-stage span of the proofs: under prove.circuit, or under prove.witness_early for the witness
- * MSMs run ahead of their circuit's H step (prove.c). */
-static double circuit_ms(const char *leaf)
+/* A GPU-stage span of the proofs, under prove.circuit or under prove.witness_early for the witness
+ * MSMs run ahead of their circuit's H step (prove.c): its milliseconds in both places, and in
+ * *count (may be NULL) how many times it ran. */
+static double circuit_stat(const char *leaf, uint64_t *count)
 {
-    char a[128], b[128];
-    snprintf(a, sizeof a, "prove/prove.circuit/%s", leaf);
-    snprintf(b, sizeof b, "prove/prove.witness_early/%s", leaf);
-    return bench_span_ms(a) + bench_span_ms(b);
+    static const char *const where[2] = {"prove/prove.circuit", "prove/prove.witness_early"};
+    double ms = 0;
+    uint64_t n = 0;
+    for (int i = 0; i < 2; i++) {
+        char path[128];
+        g16__trace_stat st;
+        snprintf(path, sizeof path, "%s/%s", where[i], leaf);
+        if (g16__trace_query(path, &st) == G16_OK) {
+            ms += (double)st.total_ns / 1e6;
+            n += st.count;
+        }
+    }
+    if (count)
+        *count = n;
+    return ms;
 }
 
-/* How many times a GPU-stage span ran, in either place (circuit_ms). */
-static uint64_t circuit_count(const char *leaf)
-{
-    char a[128], b[128];
-    g16__trace_stat s;
-    uint64_t n = 0;
-    snprintf(a, sizeof a, "prove/prove.circuit/%s", leaf);
-    snprintf(b, sizeof b, "prove/prove.witness_early/%s", leaf);
-    if (g16__trace_query(a, &s) == G16_OK)
-        n += s.count;
-    if (g16__trace_query(b, &s) == G16_OK)
-        n += s.count;
-    return n;
-}
+static double circuit_ms(const char *leaf) { return circuit_stat(leaf, NULL); }
 
 /* One prover over circuit r and parameters p (its creation timed once), two batches of `batch`
  * proofs of w, a table row each. Returns nonzero on an error (printed as a row). */
@@ -146,7 +145,8 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
         uint64_t prefetched =
             g16__trace_query("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch", &ps) == G16_OK ? ps.count : 0;
         uint64_t early = g16__trace_query("prove/prove.witness_early", &ps) == G16_OK ? ps.count : 0;
-        uint64_t pairs = circuit_count("gpu.upload_witness2"); /* the early pair's too */
+        uint64_t pairs;
+        double w2_ms = circuit_stat("gpu.upload_witness2", &pairs); /* the early pair's too */
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         /* the device's memory held after the batch: the prover's buffers (g16__gpu_mem_info counts
@@ -162,7 +162,7 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
                bench_span_ms("prove/prove.circuit/msm.h.gpu"), circuit_ms("msm.l.gpu"), circuit_ms("msm.a.gpu"),
                circuit_ms("msm.b_g1.gpu"), circuit_ms("msm.b_g2.gpu"),
                bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_witness") + circuit_ms("gpu.upload_witness") +
-                   circuit_ms("gpu.upload_witness2"),
+                   w2_ms,
                bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc") +
                    bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_a"),
                (unsigned long long)prefetched,

@@ -450,8 +450,9 @@ static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr
  * next (GPU workers, may be NULL): where the prover pairs, gives the next circuit's witness once
  * msm.h is done, for the two circuits' witness MSMs at once (prove_gpu.h,
  * g16__gpu_prover_msms_next); both take poll_ctx. pre (GPU workers, may be NULL): the witness
- * MSMs' sums, already computed (early, or with the previous circuit's); then only msm.h runs here. rows_gpu: the H step tested the rows on the device; its verdict here (a
- * failing row ends the proof before the MSMs, with g16_r1cs_check's error). */
+ * MSMs' sums, already computed (early, or with the previous circuit's); then only msm.h runs here.
+ * rows_gpu: the H step tested the rows on the device; its verdict here (a failing row ends the
+ * proof before the MSMs, with g16_r1cs_check's error). */
 static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
                                const g16_fr *w, worker *wk, h_buffers *hb, const g16_pvk *pvk, const g16_fr *rr,
                                const g16_fr *ss, g16__gpu_poll_fn poll, g16__gpu_next_fn next, void *poll_ctx,
