@@ -25,7 +25,9 @@
  * they still waited for those copies. Run with G16_GPU_PREFETCH=0 and =1 for an A/B. With the
  * matrices on the device (G16_GPU_SPMV, default when they fit) the synth thread only copies the
  * witness: "spmv (gpu)" is the device's A·w, B·w, C·w inside "H (gpu)", which then also holds the
- * witness's synchronous upload ("upload w"); run with G16_GPU_SPMV=0 and =1 for an A/B.
+ * witness's synchronous upload ("upload w"); run with G16_GPU_SPMV=0 and =1 for an A/B. With
+ * witness MSMs in pairs, "upload w" also holds the second witnesses' uploads after msm.h and the
+ * waits for those that crossed PCIe during msm.h (how many did: "of them during msm.h").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,8 +147,9 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
         uint64_t prefetched =
             g16__trace_query("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch", &ps) == G16_OK ? ps.count : 0;
         uint64_t early = g16__trace_query("prove/prove.witness_early", &ps) == G16_OK ? ps.count : 0;
-        uint64_t pairs;
+        uint64_t pairs, w2_side;
         double w2_ms = circuit_stat("gpu.upload_witness2", &pairs); /* the early pair's too */
+        w2_ms += circuit_stat("gpu.wait_witness2", &w2_side);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         /* the device's memory held after the batch: the prover's buffers (g16__gpu_mem_info counts
@@ -155,7 +158,8 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
         size_t dev_free = 0, dev_total = 0;
         (void)g16__gpu_mem_info(g, &dev_free, &dev_total, NULL);
         printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
-               "%.1f | %llu | %llu | %llu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f |\n",
+               "%.1f | %llu | %llu | %llu (of them during msm.h %llu) | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | "
+               "%.2f |\n",
                lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
                bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.spmv"),
                bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
@@ -166,7 +170,7 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
                bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc") +
                    bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_a"),
                (unsigned long long)prefetched,
-               (unsigned long long)early, (unsigned long long)pairs,
+               (unsigned long long)early, (unsigned long long)pairs, (unsigned long long)w2_side,
                bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch"),
                circuit_ms("gpu.compact_a") + circuit_ms("gpu.compact_b"),
                bench_span_ms("prove/prove.circuit/prove.assemble"),

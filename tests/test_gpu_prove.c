@@ -1728,19 +1728,20 @@ static void test_gpu_early_witness(void **state)
     fixture_free(&f);
 }
 
-/* The next circuit's witness for g16__gpu_prover_msms_next: w (NULL: none) with its sums' place. */
+/* The next circuit's witness for g16__gpu_prover_msms_next: w (NULL: none) with its sums' place;
+ * late: not ready before msm.h (the call without wait gets NULL). */
 typedef struct {
     const g16_fr *w;
     g16__query_sums out;
     g16_status st;
-    int calls;
+    int calls, late;
 } pair_state;
 
-static const g16_fr *pair_give(void *ctx, g16__query_sums **out2, g16_status **st2)
+static const g16_fr *pair_give(void *ctx, int wait, g16__query_sums **out2, g16_status **st2)
 {
     pair_state *ps = ctx;
     ps->calls++;
-    if (!ps->w)
+    if (!ps->w || (ps->late && !wait))
         return NULL;
     *out2 = &ps->out;
     *st2 = &ps->st;
@@ -1771,12 +1772,13 @@ static uint64_t prover_sync_uploads(void)
 static uint64_t chunks_of(size_t n, size_t chunk) { return (n + chunk - 1) / chunk; }
 
 /* Three circuits through one streaming prover (G16_GPU_STREAM=1, chunks of `chunk` points): the
- * first with msms_next offering the second's witness, the second then with the H step alone and
- * msm.h, the third offered none. With pairs the first two share their witness MSMs: the sums of
- * both are the CPU's, and the chunk uploads are 3 of h's and 2 of each witness query's where one
- * at a time takes 3 of each; the upload thread foresees every chunk but the first (h's after an
- * msm.h whose circuit's witness MSMs ran before, l's after the others). Returns the uploads. */
-static uint64_t pair_sequence(const fixture *f, three_circuits *t, size_t chunk, int pairs)
+ * first with msms_next offering the second's witness (late: only once msm.h is done, else before
+ * it, when it crosses PCIe during msm.h), the second then with the H step alone and msm.h, the
+ * third offered none. With pairs the first two share their witness MSMs: the sums of both are the
+ * CPU's, and the chunk uploads are 3 of h's and 2 of each witness query's where one at a time
+ * takes 3 of each; the upload thread foresees every chunk but the first (h's after an msm.h whose
+ * circuit's witness MSMs ran before, l's after the others). Returns the uploads. */
+static uint64_t pair_sequence(const fixture *f, three_circuits *t, size_t chunk, int pairs, int late)
 {
     size_t n = f->r->n;
     g16_error err = {0, ""};
@@ -1793,12 +1795,17 @@ static uint64_t pair_sequence(const fixture *f, three_circuits *t, size_t chunk,
     next.w = f->w[1];
     next.st = G16_ERR_INTERNAL;
     next.calls = 0;
+    next.late = late;
     memset(&none, 0, sizeof none);
     assert_int_equal(g16__gpu_prover_h(gp, abc[0], abc[0] + n, abc[0] + 2 * n, f->w[0], &err), G16_OK);
     if (g16__gpu_prover_msms_next(gp, &got, f->w[0], NULL, pair_give, &next, &err) != G16_OK)
         fail_msg("circuit 0 (pairs %d): %s", pairs, err.msg);
     expect_sums(&got, &t->want[0], "circuit 0");
-    assert_int_equal(next.calls, pairs); /* asked only when the prover pairs */
+    /* asked only when the prover pairs: before msm.h (this fixture's witness fits beside H), and
+     * once more after it when not given then */
+    assert_int_equal(next.calls, pairs * (1 + late));
+    assert_int_equal(g16__gpu_prover_w2_side_count(gp), (uint64_t)(pairs && !late));
+    assert_int_equal(span_count("gpu.wait_witness2"), (uint64_t)(pairs && !late));
     if (pairs) {
         assert_int_equal(next.st, G16_OK);
         got = next.out;
@@ -1813,7 +1820,7 @@ static uint64_t pair_sequence(const fixture *f, three_circuits *t, size_t chunk,
     if (g16__gpu_prover_msms_next(gp, &got, f->w[2], NULL, pair_give, &none, &err) != G16_OK)
         fail_msg("circuit 2 (pairs %d): %s", pairs, err.msg);
     expect_sums(&got, &t->want[2], "circuit 2, none to pair with");
-    assert_int_equal(none.calls, pairs);
+    assert_int_equal(none.calls, 2 * pairs);
     assert_int_equal(g16__gpu_prover_paired_count(gp), pairs);
     g16__gpu_prover_destroy(gp); /* (joins the upload thread: its last, unused upload is counted) */
     g16__trace_enable(0);
@@ -1822,7 +1829,8 @@ static uint64_t pair_sequence(const fixture *f, three_circuits *t, size_t chunk,
     for (int i = 0; i < 5; i++)
         want += chunks_of(nq[i], chunk) * (i == 0 || !pairs ? 3 : 2);
     g16__trace_reset();
-    printf("  pairs %d: %llu chunk uploads (%llu on the spot), %llu expected\n", pairs,
+    printf("  pairs %d%s: %llu chunk uploads (%llu on the spot), %llu expected\n", pairs,
+           pairs ? late ? ", the second witness after msm.h" : ", the second witness during msm.h" : "",
            (unsigned long long)(sync_up + thread_up - 1), (unsigned long long)sync_up, (unsigned long long)want);
     assert_int_equal(sync_up, 1);
     assert_int_equal(sync_up + thread_up - 1, want); /* (the thread's last one is for a next proof) */
@@ -1884,6 +1892,7 @@ static void pair_faults(const fixture *f, three_circuits *t)
         next.w = f->w[1];
         next.st = G16_ERR_INTERNAL;
         next.calls = 0;
+        next.late = 0; /* (taken before msm.h: a failure there fails the pair too) */
         assert_int_equal(g16__gpu_prover_h(gp, abc[0], abc[0] + n, abc[0] + 2 * n, f->w[0], &err), G16_OK);
         g16__fake_gpu_fail_at(k);
         g16_status st = g16__gpu_prover_msms_next(gp, &got, f->w[0], NULL, pair_give, &next, &err);
@@ -1938,9 +1947,10 @@ static void test_gpu_pairs(void **state)
     three_make(&t, &f);
     char *saved_stream = env_set("G16_GPU_STREAM", "1"), *saved_chunk = env_set("G16_GPU_CHUNK", "1000");
     char *saved_pair = env_set("G16_GPU_PAIR", "");
-    uint64_t paired = pair_sequence(&f, &t, 1000, 1);
+    uint64_t paired = pair_sequence(&f, &t, 1000, 1, 0);
+    assert_int_equal(pair_sequence(&f, &t, 1000, 1, 1), paired);
     setenv("G16_GPU_PAIR", "0", 1);
-    uint64_t single = pair_sequence(&f, &t, 1000, 0);
+    uint64_t single = pair_sequence(&f, &t, 1000, 0, 0);
     assert_true(paired < single);
     setenv("G16_GPU_PAIR", "1", 1);
     pair_early_sequence(&f, &t);

@@ -863,12 +863,13 @@ static void early_run(pipe_ctx *pc, int slot, g16__span *wait)
 }
 
 /* The next circuit's witness for witness MSMs in pairs (prove_gpu.h, g16__gpu_prover_msms_next;
- * the GPU stage's thread, once msm.h of the circuit in slot cur is done): the other slot's, once
- * the synth thread has copied it there. Waits for that (span wait.next_w): the other slot was
- * freed before this circuit started, so the synth thread, done with this circuit's check, fills
- * it next or stops (synth_done); it never waits for this thread meanwhile. The sums go where the
- * slot's early witness MSMs' would, and its proof takes them as those (with their status). */
-static const g16_fr *pair_next(void *ctx, g16__query_sums **out2, g16_status **st2)
+ * the GPU stage's thread, before msm.h of the circuit in slot cur without waiting, else once it is
+ * done): the other slot's, once the synth thread has copied it there. With wait, waits for that
+ * (span wait.next_w): the other slot was freed before this circuit started, so the synth thread,
+ * done with this circuit's check, fills it next or stops (synth_done); it never waits for this
+ * thread meanwhile. The sums go where the slot's early witness MSMs' would, and its proof takes
+ * them as those (with their status). */
+static const g16_fr *pair_next(void *ctx, int wait, g16__query_sums **out2, g16_status **st2)
 {
     pipe_ctx *pc = ctx;
     int other = pc->cur ^ 1;
@@ -877,7 +878,7 @@ static const g16_fr *pair_next(void *ctx, g16__query_sums **out2, g16_status **s
         return NULL;
     g16__span sp = g16__span_begin("wait.next_w");
     pthread_mutex_lock(&pc->mu);
-    while (!pc->w_ready[other] && !pc->synth_done)
+    while (wait && !pc->w_ready[other] && !pc->synth_done)
         pthread_cond_wait(&pc->cv, &pc->mu);
     if (pc->w_ready[other] && !pc->have_early[other] && !__atomic_load_n(&pc->b->failed, __ATOMIC_ACQUIRE)) {
         pc->have_early[other] = 1;

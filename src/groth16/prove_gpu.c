@@ -84,10 +84,15 @@ struct g16__gpu_prover {
      * compacted scalars (pair_setup); pair_note says which, for the backend line. w_after_h:
      * witness MSMs are expected after the current msm.h, so the upload thread fetches l's first
      * chunk after h's last; else h's, for the next circuit's msm.h (a guess where the caller
-     * decides: a wrong one costs a chunk uploaded on the spot). */
+     * decides: a wrong one costs a chunk uploaded on the spot). w2_side: the second witness may
+     * cross PCIe during msm.h (it lies clear of the first vector, where H is read: pair_w2);
+     * w2_done marks the end of that copy on the side stream; n_w2_side counts them. */
     int pair;
     char pair_note[128];
     int w_after_h;
+    int w2_side;
+    g16__gpu_event *w2_done;
+    uint64_t n_w2_side;
     /* the witness check on the device (G16_GPU_CHECK=1): dcheck receives the first failing row of
      * the last H step's a, b, c, check_bad its copy on the host (UINT64_MAX: none) */
     uint64_t *dcheck;
@@ -513,6 +518,7 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
         spmv_free(gp);
     }
     g16__gpu_event_destroy(gp->pf_done);
+    g16__gpu_event_destroy(gp->w2_done);
     if (gp->pf_mu_init)
         pthread_mutex_destroy(&gp->pf_mu);
     g16__gpu_ntt_destroy(gp->ntt);
@@ -986,8 +992,13 @@ static g16_status pair_setup(g16__gpu_prover *gp, g16_error *err)
         return G16_OK;
     }
     gp->pair = 1;
-    snprintf(gp->pair_note, sizeof gp->pair_note, "; witness MSMs of two circuits per upload of the chunks");
-    return G16_OK;
+    /* (the a slot, the only other user of the vectors between H steps, is off with pairs);
+     * G16_GPU_W2_SIDE=0: after msm.h always (A/B measurements) */
+    const char *side = getenv("G16_GPU_W2_SIDE");
+    gp->w2_side = nw <= 2 * r->n && !(side && !strcmp(side, "0"));
+    snprintf(gp->pair_note, sizeof gp->pair_note, "; witness MSMs of two circuits per upload of the chunks%s",
+             gp->w2_side ? "" : " (the second witness uploaded after msm.h)");
+    return gp->w2_side ? g16__gpu_event_create(&gp->w2_done, gp->gpu, err) : G16_OK;
 }
 
 /* The a slot (prove_gpu.h, G16__GPU_PF_A) after the spare set's decision: taken when the knob
@@ -2251,21 +2262,60 @@ static g16_status msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll,
     return st;
 }
 
-/* The second circuit's witness and both circuits' compacted scalars go into the H step's vectors
- * (free between msm.h and the next H step; pair_setup checked that they fit): the witness first,
- * then the two scalar arrays. gp->dw holds the first circuit's witness. */
+/* A pair's place in the H step's vectors (free between msm.h and the next H step; pair_setup
+ * checked that they fit): the two circuits' compacted scalars from the start, the second witness
+ * at the end (with w2_side clear of the first vector, which msm.h reads). */
+static g16_fr *pair_w2(const g16__gpu_prover *gp)
+{
+    const struct g16_r1cs *r = gp->r;
+    return gp->dabc + 3 * r->n - (r->num_inputs + r->num_aux);
+}
+
+/* The second witness's copy into pair_w2 on the side stream, for msm.h to hide (the span counts
+ * the pair's upload either way). The caller waits for w2_done before anything reads or rewrites
+ * the vectors; w2 stays unchanged until then. */
+static g16_status w2_upload_side(g16__gpu_prover *gp, const g16_fr *w2, g16_error *err)
+{
+    size_t nw = gp->r->num_inputs + gp->r->num_aux;
+    g16__span sp = g16__span_begin_n("gpu.upload_witness2", nw);
+    g16_status st = g16__gpu_upload_side_nowait(gp->gpu, pair_w2(gp), w2, nw * sizeof(g16_fr), err);
+    if (st == G16_OK)
+        st = g16__gpu_event_record_side(gp->w2_done, err);
+    g16__span_end(sp);
+    return st;
+}
+
+/* Waits for that copy (span gpu.wait_witness2: what msm.h did not hide); st passes an earlier
+ * failure through, after a wait for both streams (the event may not have been recorded). */
+static g16_status w2_wait(g16__gpu_prover *gp, g16_status st, g16_error *err)
+{
+    g16_error e = {0, ""};
+    g16__span sp = g16__span_begin("gpu.wait_witness2");
+    g16_status ws = st == G16_OK ? g16__gpu_event_sync(gp->w2_done, &e) : g16__gpu_sync(gp->gpu, &e);
+    g16__span_end(sp);
+    if (st == G16_OK && ws != G16_OK) {
+        *err = e;
+        st = ws;
+    }
+    return st;
+}
+
+/* The witness MSMs of two circuits: gp->dw holds the first's witness; the second's, w2, is in
+ * pair_w2 already (w2_up: its copy done) or is uploaded now. */
 static g16_status witness_pair(g16__gpu_prover *gp, g16__query_sums *out, g16__query_sums *out2, const g16_fr *w2,
-                               g16__gpu_poll_fn poll, void *poll_ctx, g16_error *err)
+                               int w2_up, g16__gpu_poll_fn poll, void *poll_ctx, g16_error *err)
 {
     g16_status st = G16_OK;
     const struct g16_r1cs *r = gp->r;
     size_t nw = r->num_inputs + r->num_aux, nscal = gp->p->n_a > gp->p->n_b_g1 ? gp->p->n_a : gp->p->n_b_g1;
-    g16_fr *dw2 = gp->dabc, *s0 = gp->dabc + nw, *s1 = s0 + nscal;
-    g16__span sp = g16__span_begin_n("gpu.upload_witness2", nw);
-    st = g16__gpu_upload(gp->gpu, dw2, w2, nw * sizeof(g16_fr), err);
-    if (st == G16_OK)
-        st = g16__gpu_sync(gp->gpu, err);
-    g16__span_end(sp);
+    g16_fr *dw2 = pair_w2(gp), *s0 = gp->dabc, *s1 = s0 + nscal;
+    if (!w2_up) {
+        g16__span sp = g16__span_begin_n("gpu.upload_witness2", nw);
+        st = g16__gpu_upload(gp->gpu, dw2, w2, nw * sizeof(g16_fr), err);
+        if (st == G16_OK)
+            st = g16__gpu_sync(gp->gpu, err);
+        g16__span_end(sp);
+    }
     gp->dw_early = 0; /* dw holds the first circuit's witness, not the second's */
     if (st != G16_OK)
         return st;
@@ -2285,13 +2335,24 @@ g16_status g16__gpu_prover_msms_next(g16__gpu_prover *gp, g16__query_sums *out, 
     if (!gp->have_h)
         return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
     gp->w_after_h = 1;
-    if ((st = poll_now(gp, Q_H, poll, ctx, err)) != G16_OK || (st = upload_witness(gp, w, err)) != G16_OK ||
-        (st = msm_h(gp, &out->h, NULL, NULL, err)) != G16_OK || (st = poll_now(gp, Q_L, poll, ctx, err)) != G16_OK)
+    if ((st = poll_now(gp, Q_H, poll, ctx, err)) != G16_OK || (st = upload_witness(gp, w, err)) != G16_OK)
         return st;
-    const g16_fr *w2 = gp->pair && next ? next(ctx, &out2, &st2) : NULL;
-    if (!w2 || !out2)
+    /* the second witness, when ready now, crosses PCIe during msm.h (at 2^27 ~80 ms the device
+     * would otherwise idle per pair; msm.h leaves PCIe mostly free even with h streamed) */
+    const g16_fr *w2 = gp->pair && next && gp->w2_side ? next(ctx, 0, &out2, &st2) : NULL;
+    int side = w2 && out2;
+    if (side && (st = w2_upload_side(gp, w2, err)) == G16_OK)
+        gp->n_w2_side++;
+    if (st == G16_OK && (st = msm_h(gp, &out->h, NULL, NULL, err)) == G16_OK)
+        st = poll_now(gp, Q_L, poll, ctx, err);
+    if (side)
+        st = w2_wait(gp, st, err);
+    if (st == G16_OK && !side)
+        w2 = gp->pair && next ? next(ctx, 1, &out2, &st2) : NULL;
+    if (st == G16_OK && (!w2 || !out2))
         return witness_msms(gp, out, poll, ctx, err);
-    st = witness_pair(gp, out, out2, w2, poll, ctx, err);
+    if (st == G16_OK)
+        st = witness_pair(gp, out, out2, w2, side, poll, ctx, err);
     if (st2)
         *st2 = st;
     return st;
@@ -2328,7 +2389,7 @@ g16_status g16__gpu_prover_msms_w2(g16__gpu_prover *gp, g16__query_sums *out, co
     gp->w_src = NULL;
     gp->dw_early = 0;
     if ((st = upload_witness(gp, w, err)) != G16_OK ||
-        (st = witness_pair(gp, out, out2, w2, NULL, NULL, err)) != G16_OK)
+        (st = witness_pair(gp, out, out2, w2, 0, NULL, NULL, err)) != G16_OK)
         return st;
     gp->n_early += 2;
     return G16_OK;
@@ -2351,6 +2412,8 @@ uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp) { return gp->n_e
 int g16__gpu_prover_pairs(const g16__gpu_prover *gp) { return gp->pair; }
 
 uint64_t g16__gpu_prover_paired_count(const g16__gpu_prover *gp) { return gp->n_paired; }
+
+uint64_t g16__gpu_prover_w2_side_count(const g16__gpu_prover *gp) { return gp->n_w2_side; }
 
 int g16__gpu_prover_checks(const g16__gpu_prover *gp) { return gp->dcheck != NULL; }
 

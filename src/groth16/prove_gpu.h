@@ -146,19 +146,24 @@ g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const
  * compacted a / b scalars fit in the H step's three vectors, which are free between msm.h and the
  * next H step (no device memory of their own; G16_GPU_PAIR=0 turns it off; the a slot is then
  * off). g16__gpu_prover_msms_next is g16__gpu_prover_msms whose witness MSMs, when the prover pairs,
- * also run over the next circuit's witness: once msm.h is done it calls next(ctx, &out2, &st2),
- * which returns that witness (host memory, page-locked for speed, unchanged until the call
- * returns) and sets out2 (where that circuit's l, a, b1, b2 go) and st2 (the status of its MSMs,
- * written before the call returns: on failure out2 holds nothing), or returns NULL for none. The
- * next circuit's proof then takes g16__gpu_prover_h with w = NULL and g16__gpu_prover_msm_h, as
- * after g16__gpu_prover_msms_w. poll is called as by g16__gpu_prover_msms, with the same ctx.
- * The second witness crosses PCIe once more (span gpu.upload_witness2; 4.3 GB at 2^27), against
- * the streamed witness queries' chunks saved. g16__gpu_prover_paired_count: pairs run. */
-typedef const g16_fr *(*g16__gpu_next_fn)(void *ctx, g16__query_sums **out2, g16_status **st2);
+ * also run over the next circuit's witness, which it asks for with next(ctx, wait, &out2, &st2):
+ * that witness (host memory, page-locked for speed, unchanged until the call returns), setting
+ * out2 (where that circuit's l, a, b1, b2 go) and st2 (the status of its MSMs, written before the
+ * call returns: on failure out2 holds nothing); or NULL for none. First, before msm.h, with wait =
+ * 0: NULL then also means "not ready yet" (nothing taken), and a witness returned crosses PCIe
+ * during msm.h (where the second witness fits clear of H: counted by
+ * g16__gpu_prover_w2_side_count); else once msm.h is done, with wait = 1 (a witness is uploaded
+ * then, the device idle). The next circuit's proof then takes g16__gpu_prover_h with w = NULL and
+ * g16__gpu_prover_msm_h, as after g16__gpu_prover_msms_w. poll is called as by
+ * g16__gpu_prover_msms, with the same ctx. The second witness crosses PCIe once more (span
+ * gpu.upload_witness2, the wait for a copy during msm.h gpu.wait_witness2; 4.3 GB at 2^27),
+ * against the streamed witness queries' chunks saved. g16__gpu_prover_paired_count: pairs run. */
+typedef const g16_fr *(*g16__gpu_next_fn)(void *ctx, int wait, g16__query_sums **out2, g16_status **st2);
 int g16__gpu_prover_pairs(const g16__gpu_prover *gp);
 g16_status g16__gpu_prover_msms_next(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__gpu_poll_fn poll,
                                      g16__gpu_next_fn next, void *ctx, g16_error *err);
 uint64_t g16__gpu_prover_paired_count(const g16__gpu_prover *gp);
+uint64_t g16__gpu_prover_w2_side_count(const g16__gpu_prover *gp);
 
 /* The four witness MSMs (l, a, b_g1, b_g2) of a proof ahead of its H step, into out->l, a, b1, b2:
  * for the pipeline's GPU stage while it waits for the circuit's a, b, c (at the start of a batch
