@@ -1837,24 +1837,55 @@ static uint64_t pair_sequence(const fixture *f, three_circuits *t, size_t chunk,
     return want;
 }
 
-/* The early pair (g16__gpu_prover_msms_w2): both circuits' witness MSMs before their H steps, then
- * each H step without a witness and msm.h alone: the CPU's sums; refused while an H step waits for
- * its MSMs; the chunks still foreseen (one upload on the spot). */
-static void pair_early_sequence(const fixture *f, three_circuits *t)
+/* The early pair (g16__gpu_prover_msms_w2; with via = 1 g16__gpu_prover_msms_w_next, given the second
+ * witness by its callback; via = 2 the same offered none): both circuits' witness MSMs before their
+ * H steps (via 2: the first's alone, the second's after its msm.h), then each H step without a
+ * witness and msm.h alone: the CPU's sums; refused while an H step waits for its MSMs; the chunks
+ * still foreseen (one upload on the spot). */
+static void pair_early_sequence(const fixture *f, three_circuits *t, int via)
 {
     size_t n = f->r->n;
     g16_error err = {0, ""};
     g16__gpu_prover *gp = NULL;
     g16__query_sums got[2];
     g16_fr **abc = t->abc;
+    pair_state give;
     if (g16__gpu_prover_create(&gp, 0, f->p, f->r, &err) != G16_OK)
         fail_msg("streaming prover: %s", err.msg);
     assert_true(g16__gpu_prover_pairs(gp));
     g16__trace_reset();
     g16__trace_enable(G16__TRACE_RECORD);
     memset(got, 0xa5, sizeof got);
-    if (g16__gpu_prover_msms_w2(gp, &got[0], f->w[0], &got[1], f->w[1], &err) != G16_OK)
-        fail_msg("early pair: %s", err.msg);
+    memset(&give, 0xa5, sizeof give);
+    give.w = via == 1 ? f->w[1] : NULL;
+    give.st = G16_ERR_INTERNAL;
+    give.calls = 0;
+    give.late = 0;
+    g16_status st = via ? g16__gpu_prover_msms_w_next(gp, &got[0], f->w[0], pair_give, &give, &err)
+                        : g16__gpu_prover_msms_w2(gp, &got[0], f->w[0], &got[1], f->w[1], &err);
+    if (st != G16_OK)
+        fail_msg("early pair (via %d): %s", via, err.msg);
+    if (via) {
+        assert_int_equal(give.calls, 1);
+        if (via == 1) {
+            assert_int_equal(give.st, G16_OK);
+            got[1] = give.out;
+        }
+    }
+    if (via == 2) { /* the second circuit's witness MSMs with its own msm.h, after the first's proof */
+        assert_int_equal(g16__gpu_prover_h(gp, abc[0], abc[0] + n, abc[0] + 2 * n, NULL, &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_msm_h(gp, &got[0].h, NULL, NULL, &err), G16_OK);
+        expect_sums(&got[0], &t->want[0], "circuit 0, early and alone");
+        assert_int_equal(g16__gpu_prover_h(gp, abc[1], abc[1] + n, abc[1] + 2 * n, f->w[1], &err), G16_OK);
+        assert_int_equal(g16__gpu_prover_msms(gp, &got[1], f->w[1], NULL, NULL, &err), G16_OK);
+        expect_sums(&got[1], &t->want[1], "circuit 1, after an early circuit alone");
+        assert_int_equal(g16__gpu_prover_early_count(gp), 1);
+        assert_int_equal(g16__gpu_prover_paired_count(gp), 0);
+        g16__gpu_prover_destroy(gp);
+        g16__trace_enable(0);
+        g16__trace_reset();
+        return;
+    }
     for (int i = 0; i < 2; i++) {
         assert_int_equal(g16__gpu_prover_h(gp, abc[i], abc[i] + n, abc[i] + 2 * n, NULL, &err), G16_OK);
         if (i == 0) /* (an H step waits for its msm.h) */
@@ -1953,7 +1984,8 @@ static void test_gpu_pairs(void **state)
     uint64_t single = pair_sequence(&f, &t, 1000, 0, 0);
     assert_true(paired < single);
     setenv("G16_GPU_PAIR", "1", 1);
-    pair_early_sequence(&f, &t);
+    for (int via = 0; via < 3; via++)
+        pair_early_sequence(&f, &t, via);
 #ifdef G16_FAKE_GPU
     setenv("G16_GPU_PAIR", "1", 1);
     pair_faults(&f, &t);

@@ -660,7 +660,8 @@ static void serial_run(batch *b, worker *wk)
  * msm.h of the circuit in slot cur, the GPU stage takes the other slot's witness (pair_next) and
  * the prover runs both circuits' witness MSMs over each streamed chunk; that circuit's proof then
  * takes the sums as early ones. At a batch's start the synth thread copies the first two
- * witnesses before the first SpMV, so that the early witness MSMs are a pair as well. */
+ * witnesses before the first SpMV, so that the early witness MSMs are a pair as well; the GPU
+ * stage uploads the first while the second is copied (early_next). */
 enum { SLOT_FREE, SLOT_READY };
 typedef struct {
     batch *b;
@@ -680,11 +681,13 @@ typedef struct {
     int w_ready[2];
     size_t idx_w[2];
     int early_mode;          /* 0: off; 1: while the GPU stage waits for the slot; 2: always (tests) */
-    /* Early witness MSMs in pairs (prove_gpu.h, g16__gpu_prover_msms_w2): at the batch's start the
-     * synth thread claims two circuits and copies both witnesses (slot 0's, then slot 1's, made
-     * w_ready together) before the first SpMV, so that the GPU stage's early MSMs take both; pre:
-     * the slot's circuit pre_idx is claimed and its witness copied already. */
-    int pair_early;
+    /* Early witness MSMs in pairs (prove_gpu.h, g16__gpu_prover_msms_w_next): at the batch's start
+     * the synth thread claims two circuits and copies both witnesses before the first SpMV, so
+     * that the GPU stage's early MSMs take both; the first is w_ready as soon as it is copied,
+     * pair_coming while the second is (the GPU stage uploads the first meanwhile, then waits for
+     * it in early_next, which sets early_took when it takes it); pre: the slot's circuit pre_idx is
+     * claimed and its witness copied already (the synth thread's own). */
+    int pair_early, pair_coming, early_slot, early_took;
     int pre[2];
     size_t pre_idx[2];
     int have_early[2];
@@ -739,20 +742,27 @@ static void *synth_main(void *arg)
             break;
         } else {
             synth_copy_w(i, b->witnesses[i], &pc->wk->hb[slot]);
-            /* the batch's start: the next circuit's witness too, into the other slot (free) */
+            /* the batch's start: the next circuit's witness too, into the other slot (free), while
+             * the GPU stage uploads this one (pair_early: both slots page-locked) */
             size_t i2 = nfilled == 0 && pc->pair_early ? batch_claim(b) : b->count;
-            if (i2 < b->count)
-                synth_copy_w(i2, b->witnesses[i2], &pc->wk->hb[slot ^ 1]);
             if (pc->wk->hb[slot].w) {
                 pthread_mutex_lock(&pc->mu);
                 pc->w_ready[slot] = 1;
                 pc->idx_w[slot] = i;
                 if (i2 < b->count) {
-                    pc->w_ready[slot ^ 1] = 1;
-                    pc->idx_w[slot ^ 1] = i2;
+                    pc->pair_coming = 1;
                     pc->pre[slot ^ 1] = 1;
                     pc->pre_idx[slot ^ 1] = i2;
                 }
+                pthread_cond_broadcast(&pc->cv);
+                pthread_mutex_unlock(&pc->mu);
+            }
+            if (i2 < b->count) {
+                synth_copy_w(i2, b->witnesses[i2], &pc->wk->hb[slot ^ 1]);
+                pthread_mutex_lock(&pc->mu);
+                pc->w_ready[slot ^ 1] = 1;
+                pc->idx_w[slot ^ 1] = i2;
+                pc->pair_coming = 0;
                 pthread_cond_broadcast(&pc->cv);
                 pthread_mutex_unlock(&pc->mu);
             }
@@ -839,20 +849,52 @@ static int early_due(const pipe_ctx *pc, int slot)
            !__atomic_load_n(&pc->b->failed, __ATOMIC_ACQUIRE);
 }
 
+/* The second witness of the batch's early pair (prove_gpu.h, g16__gpu_prover_msms_w_next; the
+ * GPU stage's thread, once the first has crossed PCIe): the other slot's, once the synth thread
+ * has copied it (pair_coming until then; it never waits for this thread meanwhile). */
+static const g16_fr *early_next(void *ctx, int wait, g16__query_sums **out2, g16_status **st2)
+{
+    pipe_ctx *pc = ctx;
+    int other = pc->early_slot ^ 1;
+    const g16_fr *w = NULL;
+    pthread_mutex_lock(&pc->mu);
+    while (wait && pc->pair_coming && !__atomic_load_n(&pc->b->failed, __ATOMIC_ACQUIRE))
+        pthread_cond_wait(&pc->cv, &pc->mu);
+    if (early_due(pc, other)) {
+        pc->have_early[other] = 1;
+        pc->early_took = 1;
+        *out2 = &pc->early[other];
+        *st2 = &pc->early_st[other];
+        w = pc->wk->hb[other].w;
+    }
+    pthread_mutex_unlock(&pc->mu);
+    return w;
+}
+
 /* Runs them (pc->mu held on entry and on return, released meanwhile): the waiting span *wait
- * ends before and a new one begins after, so that "wait.synth" stays time the GPU stage idled. */
+ * ends before and a new one begins after, so that "wait.synth" stays time the GPU stage idled.
+ * With the other slot's witness copied already or coming (the batch's early pair), for both. */
 static void early_run(pipe_ctx *pc, int slot, g16__span *wait)
 {
     size_t i = pc->idx_w[slot];
     int other = slot ^ 1, two = pc->pair_early && early_due(pc, other); /* (the other slot: the next circuit) */
+    int coming = pc->pair_early && !two && pc->pair_coming;
     pc->have_early[slot] = 1;
     pc->have_early[other] |= two;
+    pc->early_slot = slot;
+    pc->early_took = 0;
     pthread_mutex_unlock(&pc->mu);
     g16__span_end(*wait);
     g16__span sp = g16__span_begin_n("prove.witness_early", i);
-    pc->early_st[slot] = g16__gpu_prover_msms_w2(pc->wk->gp, &pc->early[slot], pc->wk->hb[slot].w,
-                                                 two ? &pc->early[other] : NULL, two ? pc->wk->hb[other].w : NULL,
-                                                 &pc->early_err[slot]);
+    if (coming) {
+        pc->early_st[slot] = g16__gpu_prover_msms_w_next(pc->wk->gp, &pc->early[slot], pc->wk->hb[slot].w, early_next,
+                                                         pc, &pc->early_err[slot]);
+        two = pc->early_took; /* (set by early_next, on this thread) */
+    } else {
+        pc->early_st[slot] = g16__gpu_prover_msms_w2(pc->wk->gp, &pc->early[slot], pc->wk->hb[slot].w,
+                                                     two ? &pc->early[other] : NULL, two ? pc->wk->hb[other].w : NULL,
+                                                     &pc->early_err[slot]);
+    }
     if (two) {
         pc->early_st[other] = pc->early_st[slot];
         pc->early_err[other] = pc->early_err[slot];

@@ -2395,6 +2395,32 @@ g16_status g16__gpu_prover_msms_w2(g16__gpu_prover *gp, g16__query_sums *out, co
     return G16_OK;
 }
 
+g16_status g16__gpu_prover_msms_w_next(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w,
+                                       g16__gpu_next_fn next, void *ctx, g16_error *err)
+{
+    g16_status st, *st2 = NULL;
+    g16__query_sums *out2 = NULL;
+    if (gp->have_h)
+        return g16__error(err, G16_ERR_ARG, "gpu prover: the witness MSMs come before the H step or after msm.h");
+    gp->w_src = NULL;
+    gp->dw_early = 0;
+    if ((st = upload_witness(gp, w, err)) != G16_OK)
+        return st;
+    const g16_fr *w2 = gp->pair && next ? next(ctx, 1, &out2, &st2) : NULL;
+    if (!w2 || !out2) {
+        if ((st = witness_msms(gp, out, NULL, NULL, err)) != G16_OK)
+            return st;
+        gp->dw_early = 1; /* as after g16__gpu_prover_msms_w */
+        gp->n_early++;
+        return G16_OK;
+    }
+    st = witness_pair(gp, out, out2, w2, 0, NULL, NULL, err);
+    *st2 = st;
+    if (st == G16_OK)
+        gp->n_early += 2;
+    return st;
+}
+
 g16_status g16__gpu_prover_msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll, void *poll_ctx,
                                  g16_error *err)
 {

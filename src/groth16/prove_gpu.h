@@ -185,6 +185,13 @@ uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp);
  * second circuit's H step then also takes w = NULL. */
 g16_status g16__gpu_prover_msms_w2(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__query_sums *out2,
                                    const g16_fr *w2, g16_error *err);
+/* The same with the second witness asked for once w has crossed PCIe, next(ctx, 1, &out2, &st2)
+ * as for g16__gpu_prover_msms_next (asked only where the prover pairs; NULL: w alone, as
+ * g16__gpu_prover_msms_w), so that the caller's copy of it into page-locked memory may run during
+ * w's upload (the pipeline's batch start, where the pairs added ~70-85 ms of waiting at 2^27:
+ * bench/RESULTS.md, twenty-sixth and twenty-seventh sessions). */
+g16_status g16__gpu_prover_msms_w_next(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w,
+                                       g16__gpu_next_fn next, void *ctx, g16_error *err);
 
 /* The witness check on the device (G16_GPU_CHECK=1 when the prover is created; off by default
  * until measured): each g16__gpu_prover_h first tests a_i·b_i = c_i for the r1cs's rows on the
