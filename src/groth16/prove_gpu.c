@@ -2366,33 +2366,30 @@ g16_status g16__gpu_prover_msms(g16__gpu_prover *gp, g16__query_sums *out, const
 
 g16_status g16__gpu_prover_msms_w(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16_error *err)
 {
+    return g16__gpu_prover_msms_w_next(gp, out, w, NULL, NULL, err);
+}
+
+/* g16__gpu_prover_msms_w2's second witness, given up front, for g16__gpu_prover_msms_w_next. */
+typedef struct {
+    const g16_fr *w2;
+    g16__query_sums *out2;
     g16_status st;
-    if (gp->have_h)
-        return g16__error(err, G16_ERR_ARG, "gpu prover: the witness MSMs come before the H step or after msm.h");
-    gp->w_src = NULL;
-    gp->dw_early = 0;
-    if ((st = upload_witness(gp, w, err)) != G16_OK || (st = witness_msms(gp, out, NULL, NULL, err)) != G16_OK)
-        return st;
-    gp->dw_early = 1; /* for an H step from the matrices on the device, given w = NULL */
-    gp->n_early++;
-    return G16_OK;
+} given_w2;
+
+static const g16_fr *give_w2(void *ctx, int wait, g16__query_sums **out2, g16_status **st2)
+{
+    given_w2 *g = ctx;
+    (void)wait;
+    *out2 = g->out2;
+    *st2 = &g->st;
+    return g->w2;
 }
 
 g16_status g16__gpu_prover_msms_w2(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w, g16__query_sums *out2,
                                    const g16_fr *w2, g16_error *err)
 {
-    g16_status st;
-    if (!gp->pair || !w2)
-        return g16__gpu_prover_msms_w(gp, out, w, err);
-    if (gp->have_h)
-        return g16__error(err, G16_ERR_ARG, "gpu prover: the witness MSMs come before the H step or after msm.h");
-    gp->w_src = NULL;
-    gp->dw_early = 0;
-    if ((st = upload_witness(gp, w, err)) != G16_OK ||
-        (st = witness_pair(gp, out, out2, w2, 0, NULL, NULL, err)) != G16_OK)
-        return st;
-    gp->n_early += 2;
-    return G16_OK;
+    given_w2 g = {w2, out2, G16_OK};
+    return g16__gpu_prover_msms_w_next(gp, out, w, w2 ? give_w2 : NULL, &g, err);
 }
 
 g16_status g16__gpu_prover_msms_w_next(g16__gpu_prover *gp, g16__query_sums *out, const g16_fr *w,
@@ -2410,7 +2407,7 @@ g16_status g16__gpu_prover_msms_w_next(g16__gpu_prover *gp, g16__query_sums *out
     if (!w2 || !out2) {
         if ((st = witness_msms(gp, out, NULL, NULL, err)) != G16_OK)
             return st;
-        gp->dw_early = 1; /* as after g16__gpu_prover_msms_w */
+        gp->dw_early = 1; /* for an H step from the matrices on the device, given w = NULL */
         gp->n_early++;
         return G16_OK;
     }
