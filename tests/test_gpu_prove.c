@@ -2007,26 +2007,27 @@ static void test_gpu_pairs(void **state)
     assert_non_null(gpu);
     assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
     static const struct {
-        const char *pair, *early, *devices;
+        const char *pair, *early, *devices, *overlap; /* overlap: G16_GPU_PAIR_OVERLAP */
         int want; /* pairs expected; -1: as the timing allows */
-    } runs[] = {{"", "0", "0", 2}, {"", "1", "0", 2}, {"", "2", "0", -1}, {"", "0", "0,0", -1}, {"0", "0", "0", 0},
-                {"0", "1", "0", 0}};
+    } runs[] = {{"", "0", "0", "1", 2},    {"", "1", "0", "1", 2}, {"", "2", "0", "1", -1}, {"", "2", "0", "0", -1},
+                {"", "0", "0,0", "1", -1}, {"0", "0", "0", "1", 0}, {"0", "1", "0", "1", 0}};
     for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
         setenv("G16_GPU_PAIR", runs[k].pair, 1);
-        char *se = env_set("G16_GPU_EARLY_W", runs[k].early);
+        char *se = env_set("G16_GPU_EARLY_W", runs[k].early), *so = env_set("G16_GPU_PAIR_OVERLAP", runs[k].overlap);
         memset(gpu, 0, f.count * sizeof *gpu);
         g16_status st = traced_prove(&f, gpu, runs[k].devices, &err);
         uint64_t pairs = pair_spans(), sync_up = sync_query_uploads() + sync_query_uploads_in(1);
         uint64_t early_pairs = span_count("prove/prove.witness_early/gpu.upload_witness2");
         g16__trace_reset();
         env_restore("G16_GPU_EARLY_W", se);
+        env_restore("G16_GPU_PAIR_OVERLAP", so);
         if (st != G16_OK)
-            fail_msg("G16_GPU_PAIR='%s', G16_GPU_EARLY_W=%s, devices %s: %s", runs[k].pair, runs[k].early,
-                     runs[k].devices, err.msg);
+            fail_msg("G16_GPU_PAIR='%s', G16_GPU_EARLY_W=%s, G16_GPU_PAIR_OVERLAP=%s, devices %s: %s", runs[k].pair,
+                     runs[k].early, runs[k].overlap, runs[k].devices, err.msg);
         expect_same_proofs(cpu, gpu, f.count, "witness MSMs in pairs");
-        printf("  G16_GPU_PAIR='%s', G16_GPU_EARLY_W=%s, devices %s, batch of %zu: %llu pairs (%llu early), %llu "
-               "chunks uploaded on the spot; proofs = CPU\n",
-               runs[k].pair, runs[k].early, runs[k].devices, f.count, (unsigned long long)pairs,
+        printf("  G16_GPU_PAIR='%s', G16_GPU_EARLY_W=%s, G16_GPU_PAIR_OVERLAP=%s, devices %s, batch of %zu: %llu pairs "
+               "(%llu early), %llu chunks uploaded on the spot; proofs = CPU\n",
+               runs[k].pair, runs[k].early, runs[k].overlap, runs[k].devices, f.count, (unsigned long long)pairs,
                (unsigned long long)early_pairs, (unsigned long long)sync_up);
         /* every circuit early: the batch's first two witnesses are copied before the first SpMV,
          * so its first early MSMs are a pair (prove.c, pair_early) */

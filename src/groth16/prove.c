@@ -688,6 +688,7 @@ typedef struct {
      * it in early_next, which sets early_took when it takes it); pre: the slot's circuit pre_idx is
      * claimed and its witness copied already (the synth thread's own). */
     int pair_early, pair_coming, early_slot, early_took;
+    int pair_overlap; /* G16_GPU_PAIR_OVERLAP (default 1): 0 = the second copied before the first is ready */
     int pre[2];
     size_t pre_idx[2];
     int have_early[2];
@@ -745,19 +746,24 @@ static void *synth_main(void *arg)
             /* the batch's start: the next circuit's witness too, into the other slot (free), while
              * the GPU stage uploads this one (pair_early: both slots page-locked) */
             size_t i2 = nfilled == 0 && pc->pair_early ? batch_claim(b) : b->count;
+            int coming = i2 < b->count && pc->pair_overlap; /* (else both copied, then both ready) */
+            if (i2 < b->count && !coming)
+                synth_copy_w(i2, b->witnesses[i2], &pc->wk->hb[slot ^ 1]);
             if (pc->wk->hb[slot].w) {
                 pthread_mutex_lock(&pc->mu);
                 pc->w_ready[slot] = 1;
                 pc->idx_w[slot] = i;
                 if (i2 < b->count) {
-                    pc->pair_coming = 1;
+                    pc->pair_coming = coming;
+                    pc->w_ready[slot ^ 1] = !coming;
+                    pc->idx_w[slot ^ 1] = i2;
                     pc->pre[slot ^ 1] = 1;
                     pc->pre_idx[slot ^ 1] = i2;
                 }
                 pthread_cond_broadcast(&pc->cv);
                 pthread_mutex_unlock(&pc->mu);
             }
-            if (i2 < b->count) {
+            if (coming) {
                 synth_copy_w(i2, b->witnesses[i2], &pc->wk->hb[slot ^ 1]);
                 pthread_mutex_lock(&pc->mu);
                 pc->w_ready[slot ^ 1] = 1;
@@ -950,6 +956,14 @@ static int early_mode_for(void)
     return v < 0 ? 0 : v > 2 ? 2 : v;
 }
 
+/* G16_GPU_PAIR_OVERLAP: 1 (default) the batch's first witness is uploaded while the second is
+ * copied (early_next); 0 the order before (both copied first), kept for same-process A/B runs. */
+static int pair_overlap_for(void)
+{
+    const char *e = getenv("G16_GPU_PAIR_OVERLAP");
+    return e ? atoi(e) != 0 : 1;
+}
+
 static void gpu_worker_run(batch *b, worker *wk, size_t index)
 {
     pipe_ctx pc;
@@ -962,6 +976,7 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
     pc.index = index;
     pc.early_mode = early_mode_for();
     pc.pair_early = pc.early_mode && g16__gpu_prover_pairs(wk->gp) && wk->hb[0].w && wk->hb[1].w;
+    pc.pair_overlap = pair_overlap_for();
     pthread_mutex_init(&pc.mu, NULL);
     pthread_cond_init(&pc.cv, NULL);
     if (pthread_create(&th, NULL, synth_main, &pc) != 0) {
