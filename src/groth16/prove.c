@@ -956,12 +956,13 @@ static int early_mode_for(void)
     return v < 0 ? 0 : v > 2 ? 2 : v;
 }
 
-/* G16_GPU_PAIR_OVERLAP: 1 (default) the batch's first witness is uploaded while the second is
- * copied (early_next); 0 the order before (both copied first), kept for same-process A/B runs. */
+/* G16_GPU_PAIR_OVERLAP: 1 (default; also unset or empty) the batch's first witness is uploaded
+ * while the second is copied (early_next); 0 the order before (both copied first), kept for
+ * same-process A/B runs. */
 static int pair_overlap_for(void)
 {
     const char *e = getenv("G16_GPU_PAIR_OVERLAP");
-    return e ? atoi(e) != 0 : 1;
+    return e && *e ? atoi(e) != 0 : 1;
 }
 
 static void gpu_worker_run(batch *b, worker *wk, size_t index)
