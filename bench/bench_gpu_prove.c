@@ -19,7 +19,8 @@
  * is its own column) proves two batches: run 0 and run 1 show whether anything is paid again.
  * The witness check and SpMV of a GPU worker run on its synth thread (paths prove.synth/...),
  * overlapped with the GPU stage of the previous circuit; "waits for synth" is the GPU stage's
- * idle time. "upload a,b,c" is the H steps' synchronous uploads of a, b, c (GPU idle meanwhile);
+ * idle time (for a slot, for the next witness of a pair, for the second copy of a batch's early
+ * pair). "upload a,b,c" is the H steps' synchronous uploads of a, b, c (GPU idle meanwhile);
  * with the prefetch (G16_GPU_PREFETCH, prove_gpu.h) the next circuit's copies run during the
  * current MSMs instead: "prefetched" counts the H steps that took them, "wait prefetch" the time
  * they still waited for those copies. Run with G16_GPU_PREFETCH=0 and =1 for an A/B. With the
@@ -174,7 +175,9 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
                bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch"),
                circuit_ms("gpu.compact_a") + circuit_ms("gpu.compact_b"),
                bench_span_ms("prove/prove.circuit/prove.assemble"),
-               bench_span_ms("prove/wait.synth") + bench_span_ms("prove/prove.circuit/wait.next_w"), create_ms,
+               bench_span_ms("prove/wait.synth") + bench_span_ms("prove/prove.circuit/wait.next_w") +
+                   bench_span_ms("prove/prove.witness_early/wait.pair_copy"),
+               create_ms,
                unacc / 1e6, ru.ru_maxrss / 1048576.0,
                (double)(dev_total - dev_free) / 1e9);
         fflush(stdout);

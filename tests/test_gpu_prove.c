@@ -2018,6 +2018,7 @@ static void test_gpu_pairs(void **state)
         g16_status st = traced_prove(&f, gpu, runs[k].devices, &err);
         uint64_t pairs = pair_spans(), sync_up = sync_query_uploads() + sync_query_uploads_in(1);
         uint64_t early_pairs = span_count("prove/prove.witness_early/gpu.upload_witness2");
+        uint64_t copy_waits = span_count("prove/prove.witness_early/wait.pair_copy");
         g16__trace_reset();
         env_restore("G16_GPU_EARLY_W", se);
         env_restore("G16_GPU_PAIR_OVERLAP", so);
@@ -2026,13 +2027,17 @@ static void test_gpu_pairs(void **state)
                      runs[k].early, runs[k].overlap, runs[k].devices, err.msg);
         expect_same_proofs(cpu, gpu, f.count, "witness MSMs in pairs");
         printf("  G16_GPU_PAIR='%s', G16_GPU_EARLY_W=%s, G16_GPU_PAIR_OVERLAP=%s, devices %s, batch of %zu: %llu pairs "
-               "(%llu early), %llu chunks uploaded on the spot; proofs = CPU\n",
+               "(%llu early, %llu waiting for the second's copy), %llu chunks uploaded on the spot; proofs = CPU\n",
                runs[k].pair, runs[k].early, runs[k].overlap, runs[k].devices, f.count, (unsigned long long)pairs,
-               (unsigned long long)early_pairs, (unsigned long long)sync_up);
+               (unsigned long long)early_pairs, (unsigned long long)copy_waits, (unsigned long long)sync_up);
         /* every circuit early: the batch's first two witnesses are copied before the first SpMV,
          * so its first early MSMs are a pair (prove.c, pair_early) */
         if (runs[k].early[0] == '2')
             assert_true(early_pairs >= 1);
+        /* the first witness uploaded during the second's copy: the GPU stage then waits for the
+         * second once (prove.c, early_next), unless the copy was done before the early MSMs began;
+         * with G16_GPU_PAIR_OVERLAP=0 both are copied first, never */
+        assert_true(copy_waits <= (runs[k].overlap[0] == '1' ? 1u : 0u));
         if (runs[k].want >= 0)
             assert_int_equal(pairs, runs[k].want);
         /* one worker, its chunks foreseen (an early circuit without pairs: h's first chunk after

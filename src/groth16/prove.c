@@ -863,6 +863,7 @@ static const g16_fr *early_next(void *ctx, int wait, g16__query_sums **out2, g16
     pipe_ctx *pc = ctx;
     int other = pc->early_slot ^ 1;
     const g16_fr *w = NULL;
+    g16__span sp = wait ? g16__span_begin("wait.pair_copy") : 0; /* (the GPU idles while it lasts) */
     pthread_mutex_lock(&pc->mu);
     while (wait && pc->pair_coming && !__atomic_load_n(&pc->b->failed, __ATOMIC_ACQUIRE))
         pthread_cond_wait(&pc->cv, &pc->mu);
@@ -874,6 +875,7 @@ static const g16_fr *early_next(void *ctx, int wait, g16__query_sums **out2, g16
         w = pc->wk->hb[other].w;
     }
     pthread_mutex_unlock(&pc->mu);
+    g16__span_end(sp);
     return w;
 }
 
