@@ -766,8 +766,7 @@ static void *synth_main(void *arg)
             if (coming) {
                 synth_copy_w(i2, b->witnesses[i2], &pc->wk->hb[slot ^ 1]);
                 pthread_mutex_lock(&pc->mu);
-                pc->w_ready[slot ^ 1] = 1;
-                pc->idx_w[slot ^ 1] = i2;
+                pc->w_ready[slot ^ 1] = 1; /* (idx_w set above) */
                 pc->pair_coming = 0;
                 pthread_cond_broadcast(&pc->cv);
                 pthread_mutex_unlock(&pc->mu);
