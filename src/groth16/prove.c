@@ -925,7 +925,7 @@ static const g16_fr *pair_next(void *ctx, int wait, g16__query_sums **out2, g16_
     const g16_fr *w = NULL;
     if (!pc->wk->hb[other].w) /* (no page-locked slot: the synth thread copies no witness) */
         return NULL;
-    g16__span sp = g16__span_begin("wait.next_w");
+    g16__span sp = wait ? g16__span_begin("wait.next_w") : 0; /* (the try before msm.h never waits) */
     pthread_mutex_lock(&pc->mu);
     while (wait && !pc->w_ready[other] && !pc->synth_done)
         pthread_cond_wait(&pc->cv, &pc->mu);
