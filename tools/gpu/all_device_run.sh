@@ -13,7 +13,7 @@
 # unpacks it into /tmp. run: the GPU tests against the CPU (field, NTT up to 2^22, MSM up to 2^18
 # and the 2^26 window fallback, prover), memcheck of the MSM at small sizes, bench_gpu_ntt,
 # bench_gpu_msm and bench_gpu_prove, then racecheck of the MSM.
-# Environment: NTT_MAX (27), MSM_G1 (26), MSM_G2 (24), PROVE_MAX (26), PROVE_MIN (22), BATCH (2);
+# Environment: NTT_MAX (27), MSM_G1 (26), MSM_G2 (25: the G2 range), PROVE_MAX (26), PROVE_MIN (22), BATCH (2);
 # NTT_TEST_LOG (22), MSM_TEST_LOG (18), NTT_LIMIT (90), MSM_LIMIT (240).
 # Results under $OUT (tests.log, sanitizer.log, bench_*.md / .log); a summary is printed last.
 set -u
@@ -73,7 +73,7 @@ run)
   G16_GPU_TEST_SANITIZER=1 G16_GPU_TEST_MAX_LOG=9 step "memcheck test_gpu_msm (2^9)" 90 sanitizer.log \
     compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$D/test_gpu_msm"
   step "bench_gpu_ntt ${NTT_MAX:-27}" 60 bench_ntt.log "$D/bench_gpu_ntt" "${NTT_MAX:-27}" 16 "$OUT/bench_ntt.md"
-  step "bench_gpu_msm ${MSM_G1:-26} ${MSM_G2:-24}" 120 bench_msm.log "$D/bench_gpu_msm" "${MSM_G1:-26}" "${MSM_G2:-24}" "$OUT/bench_msm.md"
+  step "bench_gpu_msm ${MSM_G1:-26} ${MSM_G2:-25}" 150 bench_msm.log "$D/bench_gpu_msm" "${MSM_G1:-26}" "${MSM_G2:-25}" "$OUT/bench_msm.md"
   step "bench_gpu_prove ${PROVE_MAX:-26} ${PROVE_MIN:-22}" 200 bench_prove.log "$D/bench_gpu_prove" "${PROVE_MAX:-26}" "${PROVE_MIN:-22}" bits "${BATCH:-2}"
   G16_GPU_TEST_SANITIZER=1 G16_GPU_TEST_MAX_LOG=8 step "racecheck test_gpu_msm (2^8)" 90 sanitizer.log \
     compute-sanitizer --tool racecheck --error-exitcode 9 "$D/test_gpu_msm"
