@@ -137,8 +137,9 @@ typedef struct {
     int shift;        /* 0: the generator; 1: a random shift */
 } gen_case;
 
-/* The H step's per-input plans (ntt_plan_h_in, then ntt_plan_h_last; or, c2 given, in two vectors:
- * ntt_plan_h_mul, c2 copied into b's vector, ntt_plan_h_c) run in the simulation; H into a. */
+/* The H step's per-input plans (ntt_plan_h_in, ntt_plan_h_mul, then ntt_plan_h_c on c in a vector of
+ * its own; or, c2 given, in two vectors: c2 copied into b's vector first) run in the simulation; H
+ * into a. */
 static void sim_plan_h_one(const ntt_tables *tb, g16_fr *a, g16_fr *b, g16_fr *c, const g16_fr *c2, unsigned k)
 {
     ntt_launch L[G16_NTT_MAX_LAUNCHES];
@@ -146,18 +147,14 @@ static void sim_plan_h_one(const ntt_tables *tb, g16_fr *a, g16_fr *b, g16_fr *c
     uint32_t cnt = ntt_plan_h_in(tb, (gfr *)(void *)a, L);
     assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
     sim_run(L, cnt);
+    cnt = ntt_plan_h_mul(tb, (gfr *)(void *)a, (gfr *)(void *)b, L);
+    assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
+    sim_run(L, cnt);
     if (c2) {
-        cnt = ntt_plan_h_mul(tb, (gfr *)(void *)a, (gfr *)(void *)b, L);
-        assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
-        sim_run(L, cnt);
         memcpy(b, c2, n * sizeof *b);
-        cnt = ntt_plan_h_c(tb, (gfr *)(void *)a, (gfr *)(void *)b, L);
-    } else {
-        cnt = ntt_plan_h_in(tb, (gfr *)(void *)b, L);
-        assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
-        sim_run(L, cnt);
-        cnt = ntt_plan_h_last(tb, (gfr *)(void *)a, (gfr *)(void *)b, (gfr *)(void *)c, L);
+        c = b;
     }
+    cnt = ntt_plan_h_c(tb, (gfr *)(void *)a, (gfr *)(void *)c, L);
     assert_true(cnt <= G16_NTT_MAX_LAUNCHES);
     sim_run(L, cnt);
 }
@@ -512,9 +509,9 @@ static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, u
         if (g16__gpu_alloc(g, (void **)&dv, 3 * bytes, "three H vectors", &err) != G16_OK ||
             g16__gpu_upload(g, dv, x0, bytes, &err) != G16_OK || g16__gpu_ntt_h_in(gd, dv, &err) != G16_OK ||
             g16__gpu_upload_side(g, dv + n, x1, bytes, &err) != G16_OK ||
-            g16__gpu_ntt_h_in(gd, dv + n, &err) != G16_OK ||
+            g16__gpu_ntt_h_mul(gd, dv, dv + n, &err) != G16_OK ||
             g16__gpu_upload_side(g, dv + 2 * n, c, bytes, &err) != G16_OK ||
-            g16__gpu_ntt_h_last(gd, dv, dv + n, dv + 2 * n, &err) != G16_OK ||
+            g16__gpu_ntt_h_c(gd, dv, dv + 2 * n, &err) != G16_OK ||
             g16__gpu_download(g, h1, dv, bytes, &err) != G16_OK || g16__gpu_sync(g, &err) != G16_OK)
             fail_msg("gpu groth16 H one input at a time 2^%u: %s", k, err.msg);
         if (g16__gpu_upload(g, dv, x0, bytes, &err) != G16_OK || g16__gpu_ntt_h_in(gd, dv, &err) != G16_OK ||

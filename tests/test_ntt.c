@@ -355,6 +355,52 @@ static void test_groth16_h_unsatisfied(void **state)
     g16__ntt_domain_destroy(d);
 }
 
+/* groth16_h's six transforms against bellman's seven through the public transforms (a, b, c to
+ * coset values, (a·b - c)/(g^n - 1), coset inverse), bit for bit, on any input: satisfied or not,
+ * both generators, a random coset shift, sizes that take the block phase only and column passes. */
+static void test_groth16_h_bellman_sequence(void **state)
+{
+    (void)state;
+    static const unsigned ks[] = {0, 1, 4, 9, 13, 15};
+    for (size_t t = 0; t < sizeof ks / sizeof ks[0]; t++) {
+        unsigned k = ks[t];
+        size_t n = (size_t)1 << k;
+        g16_fr shift;
+        tu_rand_fr(&shift);
+        g16__ntt_domain *d = make_domain(k, t % 2 ? 5 : 7, t % 3 == 2 ? &shift : NULL);
+        g16_fr *a = fr_array(n), *b = fr_array(n), *c = fr_array(n), *ra = fr_array(n), *rb = fr_array(n),
+               *rc = fr_array(n);
+        rand_vec(a, n);
+        rand_vec(b, n);
+        for (size_t i = 0; i < n; i++) /* satisfied but for one point */
+            g16__fr_mul(&c[i], &a[i], &b[i]);
+        tu_rand_fr(&c[n / 2]);
+        memcpy(ra, a, n * sizeof *a);
+        memcpy(rb, b, n * sizeof *b);
+        memcpy(rc, c, n * sizeof *c);
+        g16_fr *v[3] = {ra, rb, rc};
+        for (int j = 0; j < 3; j++) {
+            g16__ntt_inverse(d, v[j]);
+            g16__ntt_coset_forward(d, v[j]);
+        }
+        for (size_t i = 0; i < n; i++) {
+            g16__fr_mul(&ra[i], &ra[i], &rb[i]);
+            g16__fr_sub(&ra[i], &ra[i], &rc[i]);
+            g16__fr_mul(&ra[i], &ra[i], &d->z_coset_inv);
+        }
+        g16__ntt_coset_inverse(d, ra);
+        g16__ntt_groth16_h(d, a, b, c);
+        assert_vec_eq(a, ra, n);
+        free(a);
+        free(b);
+        free(c);
+        free(ra);
+        free(rb);
+        free(rc);
+        g16__ntt_domain_destroy(d);
+    }
+}
+
 /* Other shapes (tiny blocks, several column passes of 1..7 stages) give the same results. */
 static void test_tunings(void **state)
 {
@@ -477,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_domain),        cmocka_unit_test(test_vs_naive),
         cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_linearity),
         cmocka_unit_test(test_groth16_h),     cmocka_unit_test(test_groth16_h_unsatisfied),
+        cmocka_unit_test(test_groth16_h_bellman_sequence),
         cmocka_unit_test(test_tunings),       cmocka_unit_test(test_thread_counts), cmocka_unit_test(test_roundtrip_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -275,23 +275,22 @@ void g16__gpu_ntt_set_uniform(g16__gpu_ntt *d, int on);
  * overlap and must be 16-byte aligned (cudaMalloc / g16__gpu_alloc give 256). */
 g16_status g16__gpu_ntt_device(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *const *x, size_t count,
                                g16_error *err);
-/* The Groth16 quotient on device vectors, the same function as g16__ntt_groth16_h: on return
- * (after sync) a holds H; b and c hold scratch. Enqueued only. */
+/* The Groth16 quotient on device vectors, the same function as g16__ntt_groth16_h (six transforms,
+ * poly/ntt.h): on return (after sync) a holds H; b and c hold scratch. Enqueued only. */
 g16_status g16__gpu_ntt_groth16_h_device(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err);
-/* The same in two device vectors, for a card that cannot hold three: g16__gpu_ntt_h_ab leaves the
- * coset evaluations' product a·b in a (b then holds scratch: c may be written there, after the
- * launches in stream order); g16__gpu_ntt_h_c then leaves H in a (c holds scratch). The result is
- * bit for bit g16__gpu_ntt_groth16_h_device's. Enqueued only. */
+/* The same in two steps, for a card that cannot hold three vectors or a c still crossing PCIe:
+ * g16__gpu_ntt_h_ab takes a and b as far as they go without c (a·b's coset values through the
+ * coset inverse, in a; b then holds scratch: c may be written there, after the launches in stream
+ * order); g16__gpu_ntt_h_c then leaves H in a (c holds scratch). The result is bit for bit
+ * g16__gpu_ntt_groth16_h_device's. Enqueued only. */
 g16_status g16__gpu_ntt_h_ab(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_error *err);
 g16_status g16__gpu_ntt_h_c(g16__gpu_ntt *d, g16_fr *a, g16_fr *c, g16_error *err);
-/* The H step one input at a time, so that an input's transforms overlap the next input's copy:
- * g16__gpu_ntt_h_in takes x to coset evaluations (in place); with a and b so taken,
- * g16__gpu_ntt_h_last takes c's, folds a·b - c into a and leaves H in a (b and c hold scratch);
- * in two vectors, g16__gpu_ntt_h_mul takes b's and folds a·b into a (b then free for c and
+/* g16__gpu_ntt_h_ab one input at a time, so that an input's transforms overlap the next input's
+ * copy: g16__gpu_ntt_h_in takes a to coset evaluations (in place), g16__gpu_ntt_h_mul takes b's,
+ * folds them into a and leaves a as g16__gpu_ntt_h_ab does (b then free for c and
  * g16__gpu_ntt_h_c). Bit for bit the batched functions' results. Enqueued only. */
 g16_status g16__gpu_ntt_h_in(g16__gpu_ntt *d, g16_fr *x, g16_error *err);
 g16_status g16__gpu_ntt_h_mul(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_error *err);
-g16_status g16__gpu_ntt_h_last(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err);
 
 /* Benchmark hook: runs the launches of `kind` on device vector x (G16__GPU_NTT_KIND_COUNT: the H
  * step on x, b, c) with an event after each, synchronizes, and writes up to `cap` launches' times

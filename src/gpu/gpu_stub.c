@@ -258,12 +258,6 @@ g16_status g16__gpu_ntt_h_mul(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_error *
     return no_cuda(err);
 }
 
-g16_status g16__gpu_ntt_h_last(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err)
-{
-    (void)d, (void)a, (void)b, (void)c;
-    return no_cuda(err);
-}
-
 g16_status g16__gpu_ntt_host(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *const *x, size_t count,
                              g16_error *err)
 {

@@ -345,15 +345,6 @@ extern "C" g16_status g16__gpu_ntt_h_mul(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, 
     return run_launches(d, L, cnt, err);
 }
 
-extern "C" g16_status g16__gpu_ntt_h_last(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err)
-{
-    if (!d || !a || !b || !c)
-        return g16__error(err, G16_ERR_ARG, "gpu groth16 H (c, then H): NULL domain or vector");
-    ntt_launch L[G16_NTT_MAX_LAUNCHES];
-    uint32_t cnt = ntt_plan_h_last(&d->tb, (gfr *)a, (gfr *)b, (gfr *)c, L);
-    return run_launches(d, L, cnt, err);
-}
-
 /* Device buffer for `nvec` vectors of the domain, after checking the plan. */
 static g16_status alloc_vectors(g16__gpu_ntt *d, size_t nvec, const char *what, g16_fr **buf, g16_error *err)
 {

@@ -31,7 +31,8 @@
  * Fused work (no extra pass over memory): scalings by c0 or by s0·X^idx (two-level tables hi/lo,
  * idx the element's natural or bit-reversed index) at a pass's load or store or in the middle of a
  * DIF→DIT pass; the bit reversal inside the pass when one line is the whole vector (P = 1); the
- * Groth16 pointwise step a·b − c at the store of c's last pass. Larger bit reversals are a
+ * Groth16 H step's pointwise a·b at the store of b's last pass and its subtraction of c's scaled
+ * coefficients at the store of c's (six transforms, ntt_plan_h). Larger bit reversals are a
  * separate in-place tiled kernel (pairs of 16×16 tiles swapped through shared memory).
  *
  * Arithmetic: values inside a pass are lazy (below 2r, G16_NTT_LAZY); global memory holds them
@@ -96,18 +97,15 @@ typedef struct {
     gfr c0;
 } ntt_scale;
 
-/* ntt_pass.abc: how the H step's last pass folds its output o into abc_a. The two-vector H step
- * (ntt_plan_h_ab, ntt_plan_h_c) computes a·b with the first and subtracts c with the second:
- * the same products and differences, in the same operand order, as the three-vector one's. */
+/* ntt_pass.abc: how a pass of the H step folds its output o into abc_a: b's coset values into
+ * a's as a·b, c's scaled coefficients out of H (ntt_plan_h). */
 #define G16_ABC_NONE 0
-#define G16_ABC_SUB_PRODUCT 1 /* a[i] <- a[i]·b[i] - o */
-#define G16_ABC_MUL 2         /* a[i] <- a[i]·o */
-#define G16_ABC_SUB 3         /* a[i] <- a[i] - o */
+#define G16_ABC_MUL 2 /* a[i] <- a[i]·o */
+#define G16_ABC_SUB 3 /* a[i] <- a[i] - o */
 
 typedef struct {
     gfr *x[G16_NTT_MAX_VEC]; /* vector v = blockIdx.y */
     gfr *abc_a;              /* abc != 0: this pass's output folded into a (G16_ABC_*); x[v] is not written */
-    const gfr *abc_b;
     uint32_t log_n, lo_bit, s, log_g;
     uint32_t kind, inverse, store_bitrev, abc;
     uint32_t radix;  /* stages per shared-memory round trip: 0 or 1, 2 (ntt_phase_dif2 / dit2), 3 (dif3 / dit3) */
@@ -131,6 +129,7 @@ typedef struct {
     const gfr *w_lo[2];
     const gfr *sc_hi[G16_SC_SETS], *sc_lo[G16_SC_SETS];
     gfr n_inv;
+    gfr h_c0;           /* n^-1·(g^n - 1)^-1 (ntt_plan_h_c) */
     uint32_t split_b;   /* 0, or a smaller bottom-pass size (tests) */
     uint32_t radix;     /* ntt_pass.radix */
     uint32_t radix_dd;  /* ntt_pass.radix of the fused DIF_DIT passes (0: radix) */
@@ -155,6 +154,7 @@ G16_HOST void ntt_tables_init(ntt_tables *tb, const g16__gpu_ntt_host_tables *h,
         tb->sc_lo[q] = base + h->sc_lo[q];
     }
     memcpy(&tb->n_inv, &h->n_inv, sizeof tb->n_inv);
+    memcpy(&tb->h_c0, &h->h_c0, sizeof tb->h_c0);
 }
 
 /* Butterfly arithmetic. G16_NTT_LAZY (default 1): values inside a pass stay below 2r (field.cuh,
@@ -599,15 +599,10 @@ G16_HD void ntt_phase_store(const ntt_pass *p, uint32_t blk, uint32_t v, uint32_
         ntt_apply_scale(&p->store, p->log_n, i, &a);
         if (p->abc) {
             gfr av = ntt_ld(&p->abc_a[i]);
-            if (p->abc == G16_ABC_SUB_PRODUCT) {
-                gfr bv = ntt_ld(&p->abc_b[i]);
-                gfr_mul(&av, &av, &bv);
-                gfr_sub(&av, &av, &a);
-            } else if (p->abc == G16_ABC_MUL) {
+            if (p->abc == G16_ABC_MUL)
                 gfr_mul(&av, &av, &a);
-            } else {
+            else
                 gfr_sub(&av, &av, &a);
-            }
             ntt_st(&p->abc_a[i], &av);
         } else {
             ntt_st(&x[i], &a);
@@ -823,10 +818,10 @@ G16_HOST uint32_t ntt_plan_transform(const ntt_tables *tb, uint32_t kind, gfr *c
 
 /* The H step's transforms of x[0..nv) (evaluations -> coset evaluations: inverse DIF passes, the
  * bottom pass fused with the n^-1·g^j scaling and the first DIT pass, forward DIT passes up to the
- * top one), the top pass of the last vector folded into a by `abc` (G16_ABC_*, b for
- * SUB_PRODUCT), the others' stored. Appends to L from cnt, returns the new count. */
-G16_HOST uint32_t ntt_plan_h_cosets(const ntt_tables *tb, gfr *const *x, uint32_t nv, gfr *a, const gfr *b,
-                                  uint32_t abc, ntt_launch *L, uint32_t cnt)
+ * top one), the top pass of the last vector folded into a by `abc` (G16_ABC_*), the others'
+ * stored. Appends to L from cnt, returns the new count. */
+G16_HOST uint32_t ntt_plan_h_cosets(const ntt_tables *tb, gfr *const *x, uint32_t nv, gfr *a, uint32_t abc,
+                                  ntt_launch *L, uint32_t cnt)
 {
     uint32_t s[G16_NTT_MAX_PASSES], P = ntt_split(tb, s);
     for (uint32_t q = 0; q + 1 < P; q++)
@@ -849,63 +844,97 @@ G16_HOST uint32_t ntt_plan_h_cosets(const ntt_tables *tb, gfr *const *x, uint32_
             L[cnt].p.mid = ntt_scale_pow(tb, G16_SC_H_IN, 1);
         L[cnt].p.abc = abc;
         L[cnt].p.abc_a = a;
-        L[cnt].p.abc_b = b;
         cnt++;
     }
     return cnt;
 }
 
-/* The H step's last transform: a coset inverse with (g^n - 1)^-1 folded into its scale. */
-G16_HOST uint32_t ntt_plan_h_out(const ntt_tables *tb, gfr *a, ntt_launch *L, uint32_t cnt)
+/* The H step without C's coset evaluations (six transforms, not bellman's seven; see
+ * poly/ntt.h, g16__ntt_groth16_h): the coset inverse is linear and takes C's coset values back to
+ * C's coefficients, which c's plain inverse gives too, so
+ *   H = coset_inverse(A_coset·B_coset)·(g^n - 1)^-1 - inverse(c)·(g^n - 1)^-1.
+ * ntt_plan_h_ab_out: a (= A_coset·B_coset) through the coset inverse's DIF passes, the scale
+ * n^-1·(g^n - 1)^-1·g^-i of coefficient i at the bottom pass's store (a left in bit-reversed
+ * order when there are several passes: the index scaled is the reversed position; in natural
+ * order when the one pass reverses in line). Appends to L from cnt, returns the new count. */
+G16_HOST uint32_t ntt_plan_h_ab_out(const ntt_tables *tb, gfr *a, ntt_launch *L, uint32_t cnt)
 {
     gfr *aa[1] = {a};
-    return ntt_plan_dif_natural(tb, aa, 1, 1, ntt_scale_none(), ntt_scale_pow(tb, G16_SC_H_OUT, 0), L, cnt);
+    uint32_t s[G16_NTT_MAX_PASSES], P = ntt_split(tb, s);
+    for (uint32_t q = 0; q < P; q++) {
+        L[cnt] = ntt_make_pass(tb, aa, 1, q, G16_PASS_DIF, 1);
+        if (q == P - 1) {
+            L[cnt].p.store_bitrev = P == 1;
+            L[cnt].p.store = ntt_scale_pow(tb, G16_SC_H_OUT, P > 1);
+        }
+        cnt++;
+    }
+    return cnt;
 }
 
-/* The Groth16 H step on three vectors: a, b, c to coset evaluations, a·b - c at the store of c's
- * last pass, then the coset inverse. */
+/* c through the inverse's DIF passes, its bottom pass scaled by n^-1·(g^n - 1)^-1 and subtracted
+ * from a at the store (the same positions: a as ntt_plan_h_ab_out left it), then a's bit
+ * reversal when there are several passes: H in a, natural order. */
+G16_HOST uint32_t ntt_plan_h_c_fold(const ntt_tables *tb, gfr *a, gfr *c, ntt_launch *L, uint32_t cnt)
+{
+    gfr *cc[1] = {c}, *aa[1] = {a};
+    uint32_t s[G16_NTT_MAX_PASSES], P = ntt_split(tb, s);
+    for (uint32_t q = 0; q < P; q++) {
+        L[cnt] = ntt_make_pass(tb, cc, 1, q, G16_PASS_DIF, 1);
+        if (q == P - 1) {
+            L[cnt].p.store_bitrev = P == 1;
+            L[cnt].p.store = ntt_scale_const(&tb->h_c0);
+            L[cnt].p.abc = G16_ABC_SUB;
+            L[cnt].p.abc_a = a;
+        }
+        cnt++;
+    }
+    if (P > 1)
+        L[cnt++] = ntt_make_bitrev(tb, aa, 1, ntt_scale_none());
+    return cnt;
+}
+
+/* The Groth16 H step on three vectors: a, b to coset evaluations, a·b at the store of b's last
+ * pass, a's coset inverse, then c's inverse folded in. */
 G16_HOST uint32_t ntt_plan_h(const ntt_tables *tb, gfr *a, gfr *b, gfr *c, ntt_launch *L)
 {
-    gfr *abc[3] = {a, b, c};
-    uint32_t cnt = ntt_plan_h_cosets(tb, abc, 3, a, b, G16_ABC_SUB_PRODUCT, L, 0);
-    return ntt_plan_h_out(tb, a, L, cnt);
+    gfr *ab[2] = {a, b};
+    uint32_t cnt = ntt_plan_h_cosets(tb, ab, 2, a, G16_ABC_MUL, L, 0);
+    cnt = ntt_plan_h_ab_out(tb, a, L, cnt);
+    return ntt_plan_h_c_fold(tb, a, c, L, cnt);
 }
 
-/* The same in two vectors (cards that cannot hold three), in two plans with c written in between:
- * ntt_plan_h_ab leaves a·b (coset evaluations) in a and b free; ntt_plan_h_c then takes c in any
- * vector (b's, once free) and leaves H in a. */
+/* The same in two plans with c written in between (cards that cannot hold three vectors, or c
+ * still crossing PCIe): ntt_plan_h_ab takes a and b as far as they go without c (a·b through the
+ * coset inverse, in a) and leaves b free; ntt_plan_h_c then takes c in any vector (b's, once
+ * free) and leaves H in a. */
 G16_HOST uint32_t ntt_plan_h_ab(const ntt_tables *tb, gfr *a, gfr *b, ntt_launch *L)
 {
     gfr *ab[2] = {a, b};
-    return ntt_plan_h_cosets(tb, ab, 2, a, NULL, G16_ABC_MUL, L, 0);
+    uint32_t cnt = ntt_plan_h_cosets(tb, ab, 2, a, G16_ABC_MUL, L, 0);
+    return ntt_plan_h_ab_out(tb, a, L, cnt);
 }
 
 G16_HOST uint32_t ntt_plan_h_c(const ntt_tables *tb, gfr *a, gfr *c, ntt_launch *L)
 {
-    uint32_t cnt = ntt_plan_h_cosets(tb, &c, 1, a, NULL, G16_ABC_SUB, L, 0);
-    return ntt_plan_h_out(tb, a, L, cnt);
+    return ntt_plan_h_c_fold(tb, a, c, L, 0);
 }
 
 /* The same one vector at a time, so that each transform can start as soon as its input is on the
- * device (the next input's copy overlapping it): ntt_plan_h_in takes x to coset evaluations
- * (stored); then, with a's and b's so taken, ntt_plan_h_last folds c's into a as a·b - c and
- * leaves H in a (ntt_plan_h's launches, one vector per launch), or, in two vectors,
- * ntt_plan_h_mul folds b's into a as a·b (ntt_plan_h_ab's) before ntt_plan_h_c. Bit for bit the
- * batched plans' results: the same passes on each vector, the folds in the same operand order. */
+ * device (the next input's copy overlapping it): ntt_plan_h_in takes a to coset evaluations
+ * (stored); ntt_plan_h_mul takes b's, folds them into a as a·b and runs a's coset inverse
+ * (ntt_plan_h_ab's launches, one vector per launch), so that b's vector is free for c and
+ * ntt_plan_h_c. Bit for bit the batched plans' results: the same passes on each vector, the folds
+ * in the same operand order. */
 G16_HOST uint32_t ntt_plan_h_in(const ntt_tables *tb, gfr *x, ntt_launch *L)
 {
-    return ntt_plan_h_cosets(tb, &x, 1, NULL, NULL, G16_ABC_NONE, L, 0);
+    return ntt_plan_h_cosets(tb, &x, 1, NULL, G16_ABC_NONE, L, 0);
 }
 
 G16_HOST uint32_t ntt_plan_h_mul(const ntt_tables *tb, gfr *a, gfr *b, ntt_launch *L)
 {
-    return ntt_plan_h_cosets(tb, &b, 1, a, NULL, G16_ABC_MUL, L, 0);
-}
-
-G16_HOST uint32_t ntt_plan_h_last(const ntt_tables *tb, gfr *a, gfr *b, gfr *c, ntt_launch *L)
-{
-    uint32_t cnt = ntt_plan_h_cosets(tb, &c, 1, a, b, G16_ABC_SUB_PRODUCT, L, 0);
-    return ntt_plan_h_out(tb, a, L, cnt);
+    uint32_t cnt = ntt_plan_h_cosets(tb, &b, 1, a, G16_ABC_MUL, L, 0);
+    return ntt_plan_h_ab_out(tb, a, L, cnt);
 }
 
 #endif /* G16_GPU_NTT_CORE_CUH */

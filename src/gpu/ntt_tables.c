@@ -152,6 +152,7 @@ g16_status g16__gpu_ntt_tables_build_ex(g16__gpu_ntt_host_tables *t, unsigned lo
     s0[1] = t->n_inv;   X[1] = g_inv;
     s0[2] = t->n_inv;   X[2] = *g;
     g16__fr_mul(&s0[3], &t->n_inv, &z_inv);
+    t->h_c0 = s0[3];
     X[3] = g_inv;
     for (int q = 0; q < G16__GPU_NTT_SETS; q++) {
         pow2k(&s, &X[q], t->sc_bits); /* X^(2^b): the step of the hi table */

@@ -32,6 +32,7 @@ typedef struct {
     size_t total;
     size_t small[2], direct[2], lo[2], sc_hi[G16__GPU_NTT_SETS], sc_lo[G16__GPU_NTT_SETS]; /* offsets */
     g16_fr n_inv;
+    g16_fr h_c0; /* n^-1·(g^n - 1)^-1: the H step's scale of c's inverse (ntt_core.cuh, ntt_plan_h_c) */
 } g16__gpu_ntt_host_tables;
 
 /* Elements of the table array for a domain of size 2^log_n. */

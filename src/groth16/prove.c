@@ -2,7 +2,7 @@
  * Groth16 proving on the CPU, as bellman's prover computes it (same H, same query layout), so
  * that with the same r and s the proof is bit-identical to bellman's.
  *
- * Per circuit: check the witness; a, b, c = A·w, B·w, C·w; H = (a·b − c)/Z through 7 NTTs;
+ * Per circuit: check the witness; a, b, c = A·w, B·w, C·w; H = (a·b − c)/Z through 6 NTTs;
  * MSMs over the h, l, a, b_g1, b_g2 queries (density bitmaps select the a/b scalars); then
  *   A = α + Σa + r·δ,  B = β + Σb_g2 + s·δ,  C = s·A + r·(β + Σb_g1 + s·δ) − r·s·δ + Σh + Σl.
  * The assembly uses constant-time curve operations: r and s are the secrets of the proof.

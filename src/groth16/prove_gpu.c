@@ -1901,7 +1901,9 @@ static g16_status upload_a(g16__gpu_prover *gp, const g16_fr *a, g16_error *err)
 /* The H step from a, b, c on the host, one input at a time (gp->h_overlap, no spare set, no row
  * check on the device): a uploaded (or taken from the a slot, prove_gpu.h: copied into da during
  * the previous circuit's witness MSMs), then its transforms while b crosses PCIe on the side
- * stream, b's while c does, then c's and the rest. The transforms wait for their input's copy
+ * stream, b's (folded into a as a·b, then a's coset inverse) while c does, then c's inverse, folded
+ * into H (gpu.h, g16__gpu_ntt_h_mul / _h_c: the transforms after c's arrival are one of six, no
+ * longer three of seven). The transforms wait for their input's copy
  * (g16__gpu_upload_side). With the upload in one piece first, the three copies (12.9 GB at 2^27)
  * ran ahead of the step; now b's and c's run under a's and b's transforms: on the H200 as a 24 GB
  * card the step took 1.18 s per batch of 3 against 1.66-1.71 s (bench/RESULTS.md, eighteenth
@@ -1923,9 +1925,9 @@ static g16_status h_overlapped(g16__gpu_prover *gp, const g16_fr *a, const g16_f
     if (st != G16_OK || (!take && (st = upload_a(gp, a, err)) != G16_OK) ||
         (st = g16__gpu_ntt_h_in(gp->ntt, da, err)) != G16_OK ||
         (st = g16__gpu_upload_side(gp->gpu, db, b, bytes, err)) != G16_OK ||
-        (st = g16__gpu_ntt_h_in(gp->ntt, db, err)) != G16_OK ||
+        (st = g16__gpu_ntt_h_mul(gp->ntt, da, db, err)) != G16_OK ||
         (st = g16__gpu_upload_side(gp->gpu, dc, c, bytes, err)) != G16_OK ||
-        (st = g16__gpu_ntt_h_last(gp->ntt, da, db, dc, err)) != G16_OK)
+        (st = g16__gpu_ntt_h_c(gp->ntt, da, dc, err)) != G16_OK)
         (void)g16__gpu_sync(gp->gpu, NULL);
     else if (!take)
         gp->n_uploaded++;

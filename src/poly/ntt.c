@@ -9,7 +9,7 @@
  * the same table with the sign folded into the add/sub, so no second table is needed.
  *
  * Pairing DIF for the first transform with DIT for the second leaves no permutation in the middle
- * of a round trip: groth16_h needs one bit-reversal (at the very end) instead of seven. Scaling of
+ * of a round trip: groth16_h needs one bit-reversal (at the very end) instead of six. Scaling of
  * coefficients held in bit-reversed order by g^i uses the split i = rev(p) (see scale_range).
  *
  * Memory: the multiplications are cheap enough (MULX) that a stage streaming the whole array from
@@ -466,15 +466,18 @@ void g16__ntt_coset_inverse(const g16__ntt_domain *d, g16_fr *x)
 
 typedef struct {
     g16_fr *a;
-    const g16_fr *b, *c;
-} abc_ctx;
+    const g16_fr *b;
+    int sub; /* 0: a <- a·b; 1: a <- a - b */
+} ab_ctx;
 
-static void abc_task(void *vctx, size_t begin, size_t end)
+static void ab_task(void *vctx, size_t begin, size_t end)
 {
-    abc_ctx *c = vctx;
+    ab_ctx *c = vctx;
     for (size_t i = begin; i < end; i++) {
-        g16__fr_mul(&c->a[i], &c->a[i], &c->b[i]);
-        g16__fr_sub(&c->a[i], &c->a[i], &c->c[i]);
+        if (c->sub)
+            g16__fr_sub(&c->a[i], &c->a[i], &c->b[i]);
+        else
+            g16__fr_mul(&c->a[i], &c->a[i], &c->b[i]);
     }
 }
 
@@ -489,28 +492,40 @@ static void evals_to_coset(const g16__ntt_domain *d, const plan_t *p, g16_fr *x)
     dit_top(d, x, p, 0);
 }
 
+/* Six transforms where bellman runs seven (ntt.h): C's coset evaluations are never formed. The
+ * coset inverse is linear, and on C's coset values it gives C's coefficients, which the plain
+ * inverse of c gives too; so H = (coset_inverse(A_coset·B_coset) − inverse(c)) / (g^n − 1). */
 void g16__ntt_groth16_h(const g16__ntt_domain *d, g16_fr *a, g16_fr *b, g16_fr *c)
 {
     plan_t p;
     make_plan(&p, d->log_n);
     /* one span per transform pair (inverse NTT fused with the coset NTT) and per pass, so the
-     * trace shows each of the 7 transforms of the H step */
-    g16_fr *v[3] = {a, b, c};
-    for (int i = 0; i < 3; i++) {
+     * trace shows each of the 6 transforms of the H step */
+    g16_fr *v[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
         g16__span sp = g16__span_begin_n("ntt.inverse+coset", d->n);
         evals_to_coset(d, &p, v[i]);
         g16__span_end(sp);
     }
-    g16__span sp = g16__span_begin_n("ntt.ab-c/z", d->n);
-    abc_ctx t = {a, b, c};
-    g16__parallel_for(d->n, ELEM_GRAIN, abc_task, &t);
+    g16__span sp = g16__span_begin_n("ntt.ab", d->n);
+    ab_ctx t = {a, b, 0};
+    g16__parallel_for(d->n, ELEM_GRAIN, ab_task, &t);
     g16__span_end(sp);
-    /* coset inverse with 1/Z folded into the 1/n factor */
+    /* both inverses leave bit-reversed order, with 1/Z folded into the 1/n factor */
     sp = g16__span_begin_n("ntt.coset_inverse", d->n);
     block_ctx blk = {d, a, p.mb, 1, 1, SCALE_G_INV, d->n_inv, 0, 0};
     g16__fr_mul(&blk.s0, &d->n_inv, &d->z_coset_inv);
     dif_top(d, a, &p, 1);
     run_blocks(&blk);
+    g16__span_end(sp);
+    sp = g16__span_begin_n("ntt.inverse", d->n);
+    block_ctx blc = {d, c, p.mb, 1, 1, SCALE_CONST, blk.s0, 0, 0};
+    dif_top(d, c, &p, 1);
+    run_blocks(&blc);
+    g16__span_end(sp);
+    sp = g16__span_begin_n("ntt.h-c", d->n);
+    ab_ctx u = {a, c, 1};
+    g16__parallel_for(d->n, ELEM_GRAIN, ab_task, &u);
     bitrev(a, d->log_n);
     g16__span_end(sp);
 }

@@ -26,9 +26,9 @@
  *
  * Cost, in Fr multiplications (the dominant operation): forward (n/2)·log n (less the trivial
  * twiddles); inverse adds n (the 1/n scaling); the coset forms add 2n. groth16_h does the work of
- * 7 transforms and about 9n scalings (bellman: the same sequence). Memory traffic: a transform
- * reads and writes the array about 2 + ceil((log n - 14)/7) times (one more for the natural-order
- * permutation), see ntt.c.
+ * 6 transforms and about 8n scalings (bellman's sequence: 7 and 9n; see g16__ntt_groth16_h).
+ * Memory traffic: a transform reads and writes the array about 2 + ceil((log n - 14)/7) times (one
+ * more for the natural-order permutation), see ntt.c.
  */
 #ifndef G16_POLY_NTT_H
 #define G16_POLY_NTT_H
@@ -92,13 +92,16 @@ void g16__ntt_coset_forward(const g16__ntt_domain *d, g16_fr *x);
 void g16__ntt_coset_inverse(const g16__ntt_domain *d, g16_fr *x);
 
 /*
- * The Groth16 quotient, as bellman computes it. In: a, b, c = evaluations over <ω> (natural order)
- * of the polynomials A, B, C (for a satisfied R1CS, c[i] = a[i]·b[i]). Computes
+ * The Groth16 quotient, bit for bit bellman's. In: a, b, c = evaluations over <ω> (natural order)
+ * of the polynomials A, B, C (for a satisfied R1CS, c[i] = a[i]·b[i]). bellman computes
  *   a, b, c <- coefficients (inverse NTT);  <- evaluations on the coset g·<ω>;
  *   a[i] <- (a[i]·b[i] - c[i])·(g^n - 1)^-1;  a <- coefficients (inverse coset NTT),
- * so that on return a holds H with A·B - C = H·(X^n - 1) on the coset values; when c = a·b
- * pointwise on <ω>, deg H <= n - 2 and a[n-1] = 0 (the prover uses a[0..n-2]). b and c are
- * overwritten with scratch (their coset evaluations). The three arrays must not overlap.
+ * so that a holds H with A·B - C = H·(X^n - 1) on the coset values; when c = a·b pointwise on
+ * <ω>, deg H <= n - 2 and a[n-1] = 0 (the prover uses a[0..n-2]). The inverse coset NTT is
+ * linear and takes C's coset evaluations back to C's coefficients, so this function computes the
+ * same H without them: a, b to coset evaluations, a <- inverse coset NTT of a·b, minus the inverse
+ * NTT of c, times (g^n - 1)^-1 (six transforms). b and c are overwritten with scratch. The three
+ * arrays must not overlap.
  */
 void g16__ntt_groth16_h(const g16__ntt_domain *d, g16_fr *a, g16_fr *b, g16_fr *c);
 

@@ -1057,12 +1057,10 @@ static void h_to_coset(g16__gpu_ntt *d, g16_fr *x)
     g16__ntt_coset_forward(d->d, x);
 }
 
-/* a <- coefficients of (a·b - c)/Z from coset values (b NULL: a is a·b already) */
-static void h_finish(g16__gpu_ntt *d, g16_fr *a, const g16_fr *b, const g16_fr *c)
+/* a <- coefficients of (a - c)/Z from coset values (a = a·b already) */
+static void h_finish(g16__gpu_ntt *d, g16_fr *a, const g16_fr *c)
 {
     for (size_t i = 0; i < d->d->n; i++) {
-        if (b)
-            g16__fr_mul(&a[i], &a[i], &b[i]);
         g16__fr_sub(&a[i], &a[i], &c[i]);
         g16__fr_mul(&a[i], &a[i], &d->d->z_coset_inv);
     }
@@ -1111,7 +1109,7 @@ g16_status g16__gpu_ntt_h_c(g16__gpu_ntt *d, g16_fr *a, g16_fr *c, g16_error *er
     h_vec(d, a, "g16__gpu_ntt_h_c (a)");
     h_vec(d, c, "g16__gpu_ntt_h_c (c)");
     h_to_coset(d, c);
-    h_finish(d, a, NULL, c);
+    h_finish(d, a, c);
     poison(c, d->d->n * sizeof *c);
     return G16_OK;
 }
@@ -1136,21 +1134,6 @@ g16_status g16__gpu_ntt_h_mul(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_error *
     h_to_coset(d, b);
     h_mul_into(d, a, b);
     poison(b, d->d->n * sizeof *b);
-    return G16_OK;
-}
-
-g16_status g16__gpu_ntt_h_last(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err)
-{
-    g16_status st = fk_call("g16_ntt_h_last<<<...>>>", err);
-    if (st != G16_OK)
-        return st;
-    h_vec(d, a, "g16__gpu_ntt_h_last (a)");
-    h_vec(d, b, "g16__gpu_ntt_h_last (b)");
-    h_vec(d, c, "g16__gpu_ntt_h_last (c)");
-    h_to_coset(d, c);
-    h_finish(d, a, b, c);
-    poison(b, d->d->n * sizeof *b);
-    poison(c, d->d->n * sizeof *c);
     return G16_OK;
 }
 
