@@ -520,6 +520,28 @@ static void dev_check(g16__gpu *g, unsigned k, const gen_case *gc, int with_h, u
             g16__gpu_ntt_h_c(gd, dv, dv + n, &err) != G16_OK ||
             g16__gpu_download(g, h3, dv, bytes, &err) != G16_OK || g16__gpu_sync(g, &err) != G16_OK)
             fail_msg("gpu groth16 H in two vectors, one input at a time 2^%u: %s", k, err.msg);
+        /* c formed on the device as a·b (never copied; its vector poisoned first), against the
+         * CPU's H for c = a·b exactly (the c above differs at one point) */
+        g16_fr *h4 = fr_array(n), *ra = fr_array(n), *rb = fr_array(n), *rc = fr_array(n);
+        memcpy(ra, x0, bytes);
+        memcpy(rb, x1, bytes);
+        for (size_t i = 0; i < n; i++)
+            g16__fr_mul(&rc[i], &x0[i], &x1[i]);
+        memset(h4, 0x5a, bytes);
+        if (g16__gpu_upload(g, dv + 2 * n, h4, bytes, &err) != G16_OK ||
+            g16__gpu_upload(g, dv, x0, bytes, &err) != G16_OK ||
+            g16__gpu_ntt_h_in_keep(gd, dv, dv + 2 * n, &err) != G16_OK ||
+            g16__gpu_upload_side(g, dv + n, x1, bytes, &err) != G16_OK ||
+            g16__gpu_ntt_h_mul_keep(gd, dv, dv + n, dv + 2 * n, &err) != G16_OK ||
+            g16__gpu_ntt_h_c(gd, dv, dv + 2 * n, &err) != G16_OK ||
+            g16__gpu_download(g, h4, dv, bytes, &err) != G16_OK || g16__gpu_sync(g, &err) != G16_OK)
+            fail_msg("gpu groth16 H with c formed as a·b 2^%u: %s", k, err.msg);
+        g16__ntt_groth16_h(d, ra, rb, rc);
+        assert_vec_eq(h4, ra, n, "groth16 H with c formed as a·b", k);
+        free(h4);
+        free(ra);
+        free(rb);
+        free(rc);
         g16__gpu_free(g, dv);
         if (g16__gpu_ntt_groth16_h_host(gd, x0, x1, c, &err) != G16_OK)
             fail_msg("gpu groth16 H 2^%u: %s", k, err.msg);

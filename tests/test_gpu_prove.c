@@ -833,6 +833,61 @@ static void test_gpu_h_step(void **state)
     }
 }
 
+/* The overlapped H step (a, b, c from the host one at a time: no prefetch, no SpMV or row check on
+ * the device) with c formed on the device as a·b (g16__gpu_prover_set_c_from_ab): the host's c,
+ * junk here, is never read, and H is the CPU's for the true c = C·w; off, or with
+ * G16_GPU_C_FROM_AB=0, the junk is read and H is the CPU's for it. */
+static void test_gpu_c_from_ab(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    char *s_pf = env_set("G16_GPU_PREFETCH", "0"), *s_spmv = env_set("G16_GPU_SPMV", "0");
+    fixture f;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_FIELD, 5000, 1);
+    size_t n = f.r->n, bytes = n * sizeof(g16_fr);
+    g16_fr *abc = malloc(3 * bytes), *want = malloc(3 * bytes), *wjunk = malloc(3 * bytes), *junk = malloc(bytes),
+           *h = malloc(bytes);
+    assert_true(abc && want && wjunk && junk && h);
+    assert_int_equal(g16_r1cs_eval(f.r, f.w[0], f.w_len, abc, abc + n, abc + 2 * n, n, &err), G16_OK);
+    for (size_t i = 0; i < n; i++)
+        tu_rand_fr(&junk[i]);
+    g16__ntt_domain *dom = NULL;
+    assert_int_equal(g16__ntt_domain_create(&dom, f.r->log_n, g16__params_root_generator(f.p), NULL, &err), G16_OK);
+    memcpy(want, abc, 3 * bytes);
+    g16__ntt_groth16_h(dom, want, want + n, want + 2 * n);
+    memcpy(wjunk, abc, 2 * bytes);
+    memcpy(wjunk + 2 * n, junk, bytes);
+    g16__ntt_groth16_h(dom, wjunk, wjunk + n, wjunk + 2 * n);
+    for (int k = 0; k < 3; k++) { /* on; off; on with G16_GPU_C_FROM_AB=0 */
+        char *s_env = env_set("G16_GPU_C_FROM_AB", k == 2 ? "0" : "");
+        g16__gpu_prover *gp = NULL;
+        if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+            fail_msg("gpu prover: %s", err.msg);
+        env_restore("G16_GPU_C_FROM_AB", s_env);
+        g16__gpu_prover_set_c_from_ab(gp, k != 1);
+        assert_int_equal(g16__gpu_prover_h(gp, abc, abc + n, junk, NULL, &err), G16_OK);
+        memset(h, 0xa5, bytes);
+        assert_int_equal(g16__gpu_prover_h_download(gp, h, &err), G16_OK);
+        int formed = k == 0;
+        assert_int_equal(g16__gpu_prover_c_formed(gp), (uint64_t)formed);
+        if (memcmp(h, formed ? want : wjunk, bytes) != 0)
+            fail_msg("H with c %s differs from the CPU's", formed ? "formed as a·b" : "copied (junk)");
+        g16__gpu_prover_destroy(gp);
+    }
+    printf("  H step with c formed as a·b on the device: the CPU's H for C·w, the host's c not read; off: read\n");
+    g16__ntt_domain_destroy(dom);
+    free(abc);
+    free(want);
+    free(wjunk);
+    free(junk);
+    free(h);
+    fixture_free(&f);
+    env_restore("G16_GPU_SPMV", s_spmv);
+    env_restore("G16_GPU_PREFETCH", s_pf);
+}
+
 /* The device SpMV (gpu.h, g16__gpu_spmv) = g16_r1cs_eval byte for byte: both demo kinds (the field
  * demo's entries carry coefficient ids), 32- and 64-bit row pointers, the outputs past the rows
  * zeroed (poisoned first); bad arguments refused. Then the prover's knob: on by default (the
@@ -2782,6 +2837,7 @@ int main(void)
         cmocka_unit_test(test_gpu_compaction),
         cmocka_unit_test(test_gpu_equals_cpu),
         cmocka_unit_test(test_gpu_h_step),
+        cmocka_unit_test(test_gpu_c_from_ab),
         cmocka_unit_test(test_gpu_spmv),
         cmocka_unit_test(test_gpu_spmv_rows),
         cmocka_unit_test(test_prover_reuse),

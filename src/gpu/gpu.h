@@ -291,6 +291,13 @@ g16_status g16__gpu_ntt_h_c(g16__gpu_ntt *d, g16_fr *a, g16_fr *c, g16_error *er
  * g16__gpu_ntt_h_c). Bit for bit the batched functions' results. Enqueued only. */
 g16_status g16__gpu_ntt_h_in(g16__gpu_ntt *d, g16_fr *x, g16_error *err);
 g16_status g16__gpu_ntt_h_mul(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_error *err);
+/* The same with c formed on the device from the inputs, for a c known to be a·b pointwise (a
+ * satisfied R1CS: c_i = a_i·b_i on every row; the caller checks the rows before the result counts):
+ * g16__gpu_ntt_h_in_keep copies a into keep before a's transforms, g16__gpu_ntt_h_mul_keep
+ * multiplies b into keep before b's; then g16__gpu_ntt_h_c(d, a, keep) leaves H in a with no copy
+ * of c at all. For any other c the H is that of c = a·b. Enqueued only. */
+g16_status g16__gpu_ntt_h_in_keep(g16__gpu_ntt *d, g16_fr *a, g16_fr *keep, g16_error *err);
+g16_status g16__gpu_ntt_h_mul_keep(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *keep, g16_error *err);
 
 /* Benchmark hook: runs the launches of `kind` on device vector x (G16__GPU_NTT_KIND_COUNT: the H
  * step on x, b, c) with an event after each, synchronizes, and writes up to `cap` launches' times

@@ -164,6 +164,17 @@ __global__ static void __launch_bounds__(256) ntt_bitrev_kernel(const __grid_con
     ntt_phase_br_store(&p, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x, sm);
 }
 
+/* x[i] <- x[i]·y[i], i < n (canonical values in, canonical out). */
+__global__ static void __launch_bounds__(256) ntt_mul_into_kernel(gfr *x, const gfr *y, uint64_t n)
+{
+    uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    gfr a = ntt_ld(&x[i]), b = ntt_ld(&y[i]);
+    gfr_mul(&a, &a, &b);
+    ntt_st(&x[i], &a);
+}
+
 static g16_status run_launches(g16__gpu_ntt *d, const ntt_launch *L, uint32_t cnt, g16_error *err)
 {
     g16_status st = G16_OK;
@@ -343,6 +354,33 @@ extern "C" g16_status g16__gpu_ntt_h_mul(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, 
     ntt_launch L[G16_NTT_MAX_LAUNCHES];
     uint32_t cnt = ntt_plan_h_mul(&d->tb, (gfr *)a, (gfr *)b, L);
     return run_launches(d, L, cnt, err);
+}
+
+extern "C" g16_status g16__gpu_ntt_h_in_keep(g16__gpu_ntt *d, g16_fr *a, g16_fr *keep, g16_error *err)
+{
+    g16_status st = G16_OK;
+    if (!d || !a || !keep)
+        return g16__error(err, G16_ERR_ARG, "gpu groth16 H (a, kept): NULL domain or vector");
+    G16_CU(cudaSetDevice(d->g->device));
+    G16_CU(cudaMemcpyAsync(keep, a, sizeof(g16_fr) << d->log_n, cudaMemcpyDeviceToDevice, d->g->stream));
+    st = g16__gpu_ntt_h_in(d, a, err);
+cleanup:
+    return st;
+}
+
+extern "C" g16_status g16__gpu_ntt_h_mul_keep(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *keep, g16_error *err)
+{
+    g16_status st = G16_OK;
+    uint64_t n;
+    if (!d || !a || !b || !keep)
+        return g16__error(err, G16_ERR_ARG, "gpu groth16 H (b into a·b, kept): NULL domain or vector");
+    n = (uint64_t)1 << d->log_n;
+    G16_CU(cudaSetDevice(d->g->device));
+    G16_CU_LAUNCH(ntt_mul_into_kernel<<<(unsigned)((n + 255) / 256), 256, 0, d->g->stream>>>((gfr *)keep,
+                                                                                           (const gfr *)b, n));
+    st = g16__gpu_ntt_h_mul(d, a, b, err);
+cleanup:
+    return st;
 }
 
 /* Device buffer for `nvec` vectors of the domain, after checking the plan. */

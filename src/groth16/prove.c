@@ -452,20 +452,24 @@ static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr
  * g16__gpu_prover_msms_next); both take poll_ctx. pre (GPU workers, may be NULL): the witness
  * MSMs' sums, already computed (early, or with the previous circuit's); then only msm.h runs here.
  * rows_gpu: the H step tested the rows on the device; its verdict here (a failing row ends the
- * proof before the MSMs, with g16_r1cs_check's error). */
+ * proof before the MSMs, with g16_r1cs_check's error). rows_checked: some check of the rows (the
+ * CPU's or the device's) decides whether this proof counts, so the GPU's H step may take c = a·b
+ * (prove_gpu.h, g16__gpu_prover_set_c_from_ab). */
 static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
                                const g16_fr *w, worker *wk, h_buffers *hb, const g16_pvk *pvk, const g16_fr *rr,
                                const g16_fr *ss, g16__gpu_poll_fn poll, g16__gpu_next_fn next, void *poll_ctx,
-                               const g16__query_sums *pre, int rows_gpu, g16_error *err)
+                               const g16__query_sums *pre, int rows_gpu, int rows_checked, g16_error *err)
 {
     g16_status st = G16_OK;
     g16__span span = g16__span_begin_n("prove.circuit", idx);
     g16__span sp = g16__span_begin_n(wk->gp ? "ntt.h.gpu" : "ntt.h", r->n);
     const g16_fr *wd = hb->w ? hb->w : w; /* the witness the GPU reads: the pinned copy if any */
-    if (wk->gp) /* (hb->a NULL: from the witness, by the device's SpMV) */
+    if (wk->gp) { /* (hb->a NULL: from the witness, by the device's SpMV) */
+        g16__gpu_prover_set_c_from_ab(wk->gp, rows_checked);
         st = g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, pre ? NULL : wd, err);
-    else
+    } else {
         g16__ntt_groth16_h(wk->dom, hb->a, hb->b, hb->c);
+    }
     g16__span_end(sp);
     if (st == G16_OK && rows_gpu) {
         st = g16__r1cs_row_verdict(r, g16__gpu_prover_check_first_bad(wk->gp), err);
@@ -615,7 +619,8 @@ static void serial_run(batch *b, worker *wk)
         g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, rows_gpu, &e);
         if (st == G16_OK)
             st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], batch_pvk(b),
-                              &b->rs[2 * i], &b->rs[2 * i + 1], NULL, NULL, NULL, NULL, rows_gpu, &e);
+                              &b->rs[2 * i], &b->rs[2 * i + 1], NULL, NULL, NULL, NULL, rows_gpu,
+                              !(b->flags & G16_PROVE_NO_CHECK), &e);
         if (st != G16_OK)
             batch_fail(b, i, st, &e);
     }
@@ -1019,7 +1024,7 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
         if (st == G16_OK && !batch_failed_upto(b, i))
             st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, hb, batch_pvk(b),
                               &b->rs[2 * i], &b->rs[2 * i + 1], prefetch ? prefetch_next : NULL, pair_next, &pc,
-                              pre, rows_on_gpu(wk, b->flags), &e);
+                              pre, rows_on_gpu(wk, b->flags), !(b->flags & G16_PROVE_NO_CHECK), &e);
         /* the proof counts only for a witness that passed the check (a failed check already
          * failed the batch, naming this circuit: the proof's own error would say less) */
         g16_status cst = wait_check(&pc, slot);

@@ -276,6 +276,14 @@ g16_status g16__gpu_prover_prefetch_cancel(g16__gpu_prover *gp, g16_error *err);
  * a, b, c synchronously (for tests and benchmarks; any pointer may be NULL). */
 void g16__gpu_prover_counts(const g16__gpu_prover *gp, uint64_t *prefetched, uint64_t *prefetch_used,
                             uint64_t *uploaded);
+/* on: the caller checks the rows a_i·b_i = c_i of the circuits it gives g16__gpu_prover_h from now
+ * on before their proofs count (a witness that fails gives no proof), so the H step may form c on
+ * the device as a·b instead of copying it, where a, b, c come from the host one at a time (no
+ * spare set, no row check on the device; G16_GPU_C_FROM_AB=0 keeps the copy). For any a, b, c
+ * that are not so related the H is then that of c = a·b. Off (at creation): c is read as given and
+ * H is g16__ntt_groth16_h's for any input. g16__gpu_prover_c_formed counts the H steps that did. */
+void g16__gpu_prover_set_c_from_ab(g16__gpu_prover *gp, int on);
+uint64_t g16__gpu_prover_c_formed(const g16__gpu_prover *gp);
 
 /* Scalars of the a and b queries in the parameters' order (bellman's density filtering):
  * a: w[0 .. num_inputs) then the aux values whose A-density bit is set (returns the count);

@@ -1137,6 +1137,28 @@ g16_status g16__gpu_ntt_h_mul(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_error *
     return G16_OK;
 }
 
+g16_status g16__gpu_ntt_h_in_keep(g16__gpu_ntt *d, g16_fr *a, g16_fr *keep, g16_error *err)
+{
+    g16_status st = fk_call("cudaMemcpyAsync(keep, a, DeviceToDevice)", err);
+    if (st != G16_OK)
+        return st;
+    h_vec(d, a, "g16__gpu_ntt_h_in_keep (a)");
+    h_vec(d, keep, "g16__gpu_ntt_h_in_keep (keep)");
+    memcpy(keep, a, d->d->n * sizeof *keep);
+    return g16__gpu_ntt_h_in(d, a, err);
+}
+
+g16_status g16__gpu_ntt_h_mul_keep(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *keep, g16_error *err)
+{
+    g16_status st = fk_call("ntt_mul_into_kernel<<<...>>>", err);
+    if (st != G16_OK)
+        return st;
+    h_vec(d, b, "g16__gpu_ntt_h_mul_keep (b)");
+    h_vec(d, keep, "g16__gpu_ntt_h_mul_keep (keep)");
+    h_mul_into(d, keep, b);
+    return g16__gpu_ntt_h_mul(d, a, b, err);
+}
+
 g16_status g16__gpu_ntt_profile(g16__gpu_ntt *d, g16__gpu_ntt_kind kind, g16_fr *x, g16_fr *b, g16_fr *c,
                                 double *ms, char (*what)[64], size_t cap, size_t *count, g16_error *err)
 {
