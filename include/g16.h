@@ -366,7 +366,8 @@ g16_status g16_prove(g16_proof *proofs, const g16_params *params, const g16_r1cs
                      const g16_fr *const *witnesses, size_t count, const g16_prove_opts *opts, g16_error *err);
 
 /* A prover kept between batches: g16_prover_create opens the workers once (on a GPU: the CUDA
- * context, the NTT tables, page-locked witness (and, with the SpMV on the CPU, a/b/c) buffers, the
+ * context, the NTT tables, page-locked witness (and, with the SpMV on the CPU, a/b/c; a/b where the
+ * device forms c = a·b, until a batch with G16_PROVE_NO_CHECK adds c) buffers, the
  * parameters' queries and the constraint matrices uploaded to the device; ~650 bytes of device
  * memory per constraint at 2^26-2^27), so that later g16_prover_prove calls pay none of it; g16_prove is create + prove +
  * destroy. create reads backend, devices and max_workers from opts (NULL: defaults); prove reads

@@ -888,6 +888,98 @@ static void test_gpu_c_from_ab(void **state)
     env_restore("G16_GPU_PREFETCH", s_pf);
 }
 
+static uint64_t span_count(const char *path);
+
+/* Spans `name` in the last traced call, at the root or under the root spans that open workers. */
+static uint64_t open_spans(const char *name)
+{
+    static const char *const roots[] = {"", "prover.create/", "prove/"};
+    char path[128];
+    uint64_t k = 0;
+    for (size_t i = 0; i < sizeof roots / sizeof *roots; i++) {
+        snprintf(path, sizeof path, "%s%s", roots[i], name);
+        k += span_count(path);
+    }
+    return k;
+}
+
+/* A GPU worker whose device forms c as a·b (a, b, c from the host one at a time: no prefetch, no
+ * SpMV or row check on the device) keeps no c on the host: its two slots each page-lock a and b
+ * only (span gpu.pin_ab), the CPU stage checks each row against C·w computed as it goes, and the
+ * proofs are the CPU's; an unsatisfied witness is named as the CPU names it. A batch that checks
+ * no rows (G16_PROVE_NO_CHECK) adds c to both slots (span prove.add_c, once) and proves as before,
+ * a bad witness failing self-verification as on the CPU. G16_GPU_C_FROM_AB=0: c is page-locked
+ * with a and b at creation. */
+static void test_gpu_no_host_c(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    char *s_pf = env_set("G16_GPU_PREFETCH", "0"), *s_spmv = env_set("G16_GPU_SPMV", "0");
+    fixture f;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_BITS, 2000, 3);
+    g16_proof *want = calloc(f.count, sizeof *want), *got = calloc(f.count, sizeof *got);
+    assert_true(want && got);
+    assert_int_equal(prove_with(&f, want, "cpu", NULL, &err), G16_OK);
+    size_t bad = 1, k = g16_cs_num_inputs(f.cs) + 1;
+    g16_fr keep = f.w[bad][k];
+    g16__fr_add(&f.w[bad][k], &f.w[bad][k], &f.w[bad][0]);
+    char cpu_msg[sizeof err.msg];
+    assert_int_equal(prove_with(&f, got, "cpu", NULL, &err), G16_ERR_UNSATISFIED);
+    snprintf(cpu_msg, sizeof cpu_msg, "%s", err.msg);
+    f.w[bad][k] = keep;
+    for (int off = 0; off < 2; off++) {
+        char *s_env = env_set("G16_GPU_C_FROM_AB", off ? "0" : "");
+        g16_prover *pv = NULL;
+        g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = "gpu"};
+        g16_prove_opts nc = o;
+        nc.flags = G16_PROVE_NO_CHECK;
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
+        g16__trace_enable(0);
+        env_restore("G16_GPU_C_FROM_AB", s_env);
+        uint64_t slots = 2 * g16_prover_workers(pv); /* (two slots per worker: a test run may see two cards) */
+        assert_int_equal(open_spans("gpu.pin_ab"), off ? 0 : slots);
+        assert_int_equal(open_spans("gpu.pin_abc"), off ? slots : 0);
+        for (int round = 0; round < 2; round++) { /* (round 1: a prover that proved before) */
+            memset(got, 0x5a, f.count * sizeof *got);
+            assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
+            expect_same_proofs(want, got, f.count, off ? "c on the host" : "no c on the host");
+        }
+        g16__fr_add(&f.w[bad][k], &f.w[bad][k], &f.w[bad][0]);
+        assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err),
+                         G16_ERR_UNSATISFIED);
+        if (strcmp(err.msg, cpu_msg) != 0)
+            fail_msg("no c on the host: '%s', the CPU said '%s'", err.msg, cpu_msg);
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &nc, &err),
+                         G16_ERR_VERIFY_FAILED);
+        g16__trace_enable(0);
+        assert_int_equal(open_spans("prove.add_c"), off ? 0 : slots);
+        f.w[bad][k] = keep;
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        memset(got, 0x5a, f.count * sizeof *got);
+        assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &nc, &err), G16_OK);
+        g16__trace_enable(0);
+        assert_int_equal(open_spans("prove.add_c"), 0); /* (kept from the batch before) */
+        expect_same_proofs(want, got, f.count, "rows unchecked");
+        assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
+        expect_same_proofs(want, got, f.count, "checked again, c kept");
+        g16_prover_destroy(pv);
+    }
+    printf("  no c on the host where the device forms it: slots of a and b, the CPU's proofs and errors; "
+           "c added for an unchecked batch\n");
+    free(want);
+    free(got);
+    fixture_free(&f);
+    env_restore("G16_GPU_SPMV", s_spmv);
+    env_restore("G16_GPU_PREFETCH", s_pf);
+}
+
 /* The device SpMV (gpu.h, g16__gpu_spmv) = g16_r1cs_eval byte for byte: both demo kinds (the field
  * demo's entries carry coefficient ids), 32- and 64-bit row pointers, the outputs past the rows
  * zeroed (poisoned first); bad arguments refused. Then the prover's knob: on by default (the
@@ -2838,6 +2930,7 @@ int main(void)
         cmocka_unit_test(test_gpu_equals_cpu),
         cmocka_unit_test(test_gpu_h_step),
         cmocka_unit_test(test_gpu_c_from_ab),
+        cmocka_unit_test(test_gpu_no_host_c),
         cmocka_unit_test(test_gpu_spmv),
         cmocka_unit_test(test_gpu_spmv_rows),
         cmocka_unit_test(test_prover_reuse),

@@ -679,6 +679,13 @@ static void test_check_evals(void **state)
             g16_status s2 = g16__r1cs_check_evals(r, w, nw, abc, abc + n, abc + 2 * n, &e2);
             assert_int_equal(s1, s2);
             assert_string_equal(e1.msg, e2.msg);
+            /* without c on the host (C·w row by row): the same; the c vector poisoned, unread */
+            memset(&e2, 0, sizeof e2);
+            memset(abc + 2 * n, 0x5a, n * sizeof(g16_fr));
+            assert_int_equal(g16__r1cs_check_evals(r, w, nw, abc, abc + n, NULL, &e2), s1);
+            assert_string_equal(e1.msg, e2.msg);
+            g16_error e4;
+            OK(g16_r1cs_eval(r, w, nw, NULL, NULL, abc + 2 * n, n, &e4)); /* c back for the loop below */
             /* the halves the GPU worker composes (the first failing row found on the device,
              * here by a host loop): the same status and message */
             g16_error e3;
@@ -704,6 +711,7 @@ static void test_check_evals(void **state)
         assert_int_equal(g16__r1cs_check_witness(r, w, nw - 1, &e2), G16_ERR_SIZE_MISMATCH);
         assert_int_equal(g16__r1cs_check_witness(r, NULL, nw, &e2), G16_ERR_ARG);
         assert_int_equal(g16__r1cs_check_evals(r, w, nw, abc, NULL, abc + 2 * n, &e2), G16_ERR_ARG);
+        assert_int_equal(g16__r1cs_check_evals(r, w, nw, NULL, abc + n, NULL, &e2), G16_ERR_ARG);
         assert_int_equal(g16__r1cs_check_evals(r, NULL, nw, abc, abc + n, abc + 2 * n, &e2), G16_ERR_ARG);
         free(w);
         free(abc);

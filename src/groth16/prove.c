@@ -176,6 +176,7 @@ typedef struct {
                     * MSMs' scratch, see run_msms) */
     g16_fr *w;     /* a GPU worker's page-locked copy of the witness (NULL: the caller's is uploaded) */
     size_t w_bytes;
+    int c_large;   /* c added for a batch (h_buffers_add_c) from g16__alloc_large, the slot page-locked */
 } h_buffers;
 
 static void free_pinned(void *p, size_t bytes)
@@ -196,7 +197,7 @@ static void free_h_buffers(h_buffers *hb)
     if (hb->b)
         g16__free_async(hb->b, hb->bytes, "prove.b", fn);
     if (hb->c)
-        g16__free_async(hb->c, hb->bytes, "prove.c", fn);
+        g16__free_async(hb->c, hb->bytes, "prove.c", hb->c_large ? g16__free_large : fn);
     if (hb->w)
         g16__free_async(hb->w, hb->w_bytes, "prove.w_pinned", free_pinned);
     memset(hb, 0, sizeof *hb);
@@ -207,8 +208,11 @@ static void free_h_buffers(h_buffers *hb)
  * for the witness (w_len values; NULL when pinning fails): copied there by the synth thread, it
  * crosses PCIe at full speed while the H step's NTTs run (from the caller's pageable memory the
  * 2 GiB witness of a 2^26 circuit took ~480 ms on the H200's host, longer than the NTTs). A GPU
- * worker whose device computes a, b, c (!abc) gets only the witness slot. */
-static g16_status alloc_h_buffers(h_buffers *hb, size_t n, size_t w_len, int pin, int abc, g16_error *err)
+ * worker whose device computes a, b, c (!abc) gets only the witness slot; one whose device forms c
+ * as a·b (!c_host: prove_gpu.h, g16__gpu_prover_forms_c) gets no page-locked c (4.3 GB per slot at
+ * 2^27; a batch that needs one adds it, h_buffers_add_c). */
+static g16_status alloc_h_buffers(h_buffers *hb, size_t n, size_t w_len, int pin, int abc, int c_host,
+                                  g16_error *err)
 {
     memset(hb, 0, sizeof *hb);
     hb->bytes = n * sizeof(g16_fr);
@@ -221,10 +225,10 @@ static g16_status alloc_h_buffers(h_buffers *hb, size_t n, size_t w_len, int pin
         return G16_OK;
     }
     if (pin) {
-        g16__span sp = g16__span_begin_n("gpu.pin_abc", 3 * hb->bytes);
+        g16__span sp = g16__span_begin_n(c_host ? "gpu.pin_abc" : "gpu.pin_ab", (2 + !!c_host) * hb->bytes);
         int ok = g16__gpu_host_alloc((void **)&hb->a, hb->bytes, NULL) == G16_OK &&
                  g16__gpu_host_alloc((void **)&hb->b, hb->bytes, NULL) == G16_OK &&
-                 g16__gpu_host_alloc((void **)&hb->c, hb->bytes, NULL) == G16_OK;
+                 (!c_host || g16__gpu_host_alloc((void **)&hb->c, hb->bytes, NULL) == G16_OK);
         if (ok && w_len && g16__gpu_host_alloc((void **)&hb->w, w_len * sizeof(g16_fr), NULL) == G16_OK)
             hb->w_bytes = w_len * sizeof(g16_fr);
         else
@@ -243,6 +247,26 @@ static g16_status alloc_h_buffers(h_buffers *hb, size_t n, size_t w_len, int pin
         return G16_OK;
     }
     return g16__error(err, G16_ERR_NOMEM, "g16_prove: 3 x %zu bytes for a, b, c", n * sizeof(g16_fr));
+}
+
+/* c for a slot that has a and b but no c (a GPU worker whose device forms c, given a batch whose
+ * rows nobody checks: G16_PROVE_NO_CHECK): page-locked where the slot is, else (or when pinning
+ * fails) an ordinary large allocation. Kept for later batches. */
+static g16_status h_buffers_add_c(h_buffers *hb, g16_error *err)
+{
+    g16_status st = G16_OK;
+    if (!hb->a || hb->c)
+        return G16_OK;
+    g16__span sp = g16__span_begin_n("prove.add_c", hb->bytes);
+    if (hb->pinned && g16__gpu_host_alloc((void **)&hb->c, hb->bytes, NULL) == G16_OK)
+        goto cleanup;
+    hb->c = g16__alloc_large(hb->bytes);
+    hb->c_large = 1;
+    if (!hb->c)
+        st = g16__error(err, G16_ERR_NOMEM, "g16_prove: %zu bytes for c (rows unchecked)", hb->bytes);
+cleanup:
+    g16__span_end(sp);
+    return st;
 }
 
 /* Where a proof's H step and MSMs run: a CPU worker (domain tables, one a/b/c set) or a GPU
@@ -275,11 +299,11 @@ static g16_status worker_open(worker *wk, int device, size_t withheld, const str
     else
         st = g16__gpu_prover_create_shared(&wk->gp, device, withheld, p, r, err);
     size_t w_len = r->num_inputs + r->num_aux;
-    int abc = !(wk->gp && g16__gpu_prover_spmv(wk->gp));
+    int abc = !(wk->gp && g16__gpu_prover_spmv(wk->gp)), c_host = !(wk->gp && g16__gpu_prover_forms_c(wk->gp));
     if (st == G16_OK)
-        st = alloc_h_buffers(&wk->hb[0], r->n, w_len, device >= 0, abc, err);
+        st = alloc_h_buffers(&wk->hb[0], r->n, w_len, device >= 0, abc, c_host, err);
     if (st == G16_OK && device >= 0)
-        st = alloc_h_buffers(&wk->hb[1], r->n, w_len, 1, abc, err);
+        st = alloc_h_buffers(&wk->hb[1], r->n, w_len, 1, abc, c_host, err);
     if (st != G16_OK)
         worker_close(wk);
     return st;
@@ -1236,6 +1260,12 @@ g16_status g16_prover_prove(g16_prover *pv, g16_proof *proofs, const g16_fr *con
                 goto cleanup;
             }
     }
+    /* (a worker without c on the host: its H steps form c only where the rows are checked) */
+    for (size_t k = 0; k < pv->nw && (flags & G16_PROVE_NO_CHECK) && st == G16_OK; k++)
+        for (int j = 0; j < 2 && st == G16_OK; j++)
+            st = h_buffers_add_c(&pv->wk[k].hb[j], err);
+    if (st != G16_OK)
+        goto cleanup;
     b.pv = pv;
     b.witnesses = witnesses;
     b.rs = rs;

@@ -1990,6 +1990,8 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     gp->w_src = NULL;
     gp->dw_early = 0; /* used now, or left behind by this step's upload */
     gp->check_bad = UINT64_MAX;
+    if (a && (!b || (!c && !(gp->c_from_ab && g16__gpu_prover_forms_c(gp)))))
+        return g16__error(err, G16_ERR_ARG, "gpu prover: the H step needs %s from the host", b ? "c" : "b");
     if (gp->h_slots == 2) {
         if ((st = h_two_vectors(gp, a, b, c, err)) != G16_OK)
             return st;
@@ -2573,6 +2575,13 @@ cleanup:
 void g16__gpu_prover_set_c_from_ab(g16__gpu_prover *gp, int on) { gp->c_from_ab = on; }
 
 uint64_t g16__gpu_prover_c_formed(const g16__gpu_prover *gp) { return gp->n_c_formed; }
+
+int g16__gpu_prover_forms_c(const g16__gpu_prover *gp)
+{
+    /* g16__gpu_prover_h's choice of h_overlapped for host inputs, and its keep */
+    return gp->h_slots == 3 && gp->h_overlap && (gp->pf_mode == G16__GPU_PF_OFF || gp->pf_mode == G16__GPU_PF_A) &&
+           !gp->dcheck && !gp->spmv && gp->c_ab_env;
+}
 
 void g16__gpu_prover_counts(const g16__gpu_prover *gp, uint64_t *prefetched, uint64_t *prefetch_used,
                             uint64_t *uploaded)

@@ -284,6 +284,11 @@ void g16__gpu_prover_counts(const g16__gpu_prover *gp, uint64_t *prefetched, uin
  * H is g16__ntt_groth16_h's for any input. g16__gpu_prover_c_formed counts the H steps that did. */
 void g16__gpu_prover_set_c_from_ab(g16__gpu_prover *gp, int on);
 uint64_t g16__gpu_prover_c_formed(const g16__gpu_prover *gp);
+/* 1 when every H step from a, b, c on the host forms c on the device while set_c_from_ab is on
+ * (the path above, fixed at creation): the caller then needs no c on the host for those steps and
+ * may pass c = NULL to g16__gpu_prover_h. c = NULL otherwise (or with set_c_from_ab off) is
+ * refused with G16_ERR_ARG before any work. */
+int g16__gpu_prover_forms_c(const g16__gpu_prover *gp);
 
 /* Scalars of the a and b queries in the parameters' order (bellman's density filtering):
  * a: w[0 .. num_inputs) then the aux values whose A-density bit is set (returns the count);

@@ -112,7 +112,8 @@ static void check_rows(void *vctx, size_t begin, size_t end)
     }
 }
 
-/* The same test on rows already evaluated: a_i·b_i = c_i, one product per row. */
+/* The same test on rows already evaluated: a_i·b_i = c_i, one product per row (c NULL: c_i is
+ * row i of C times w, computed here). */
 static void check_eval_rows(void *vctx, size_t begin, size_t end)
 {
     check_ctx *ctx = vctx;
@@ -120,9 +121,13 @@ static void check_eval_rows(void *vctx, size_t begin, size_t end)
     for (size_t i = begin; i < end; i++) {
         if (i >= atomic_load_explicit(&ctx->first_bad, memory_order_relaxed))
             return;
-        g16_fr ab;
+        g16_fr ab, cv;
         g16__fr_mul(&ab, &a[i], &b[i]);
-        if (!g16__fr_eq(&ab, &c[i])) {
+        if (c)
+            cv = c[i];
+        else
+            row_dot(&cv, &ctx->r->mat[G16_MATRIX_C], ctx->r->coeffs, ctx->w, i);
+        if (!g16__fr_eq(&ab, &cv)) {
             uint64_t cur = atomic_load_explicit(&ctx->first_bad, memory_order_relaxed);
             while (i < cur && !atomic_compare_exchange_weak(&ctx->first_bad, &cur, (uint64_t)i)) {
             }
@@ -178,13 +183,14 @@ g16_status g16_r1cs_check(const g16_r1cs *r, const g16_fr *w, size_t w_len, g16_
 g16_status g16__r1cs_check_evals(const g16_r1cs *r, const g16_fr *w, size_t w_len, const g16_fr *a,
                                  const g16_fr *b, const g16_fr *c, g16_error *err)
 {
-    if (!a || !b || !c)
+    if (!a || !b)
         return g16__error(err, G16_ERR_ARG, "r1cs: NULL argument");
     g16_status st = check_start(r, w, w_len, err);
     if (st)
         return st;
     check_ctx ctx = {r, w, {a, b, c}, UINT64_MAX};
-    /* a row is one product here instead of three sparse dot products: larger tasks */
-    g16__parallel_for((size_t)r->num_constraints, 8 * ROW_GRAIN, check_eval_rows, &ctx);
+    /* a row is one product here instead of three sparse dot products: larger tasks (with c NULL
+     * one dot product more, as in g16_r1cs_eval) */
+    g16__parallel_for((size_t)r->num_constraints, c ? 8 * ROW_GRAIN : ROW_GRAIN, check_eval_rows, &ctx);
     return check_verdict(r, &ctx, err);
 }

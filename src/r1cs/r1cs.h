@@ -149,7 +149,9 @@ g16_status g16__r1cs_alloc_density(struct g16_r1cs *r);
  * a, b, c = A·w, B·w, C·w as g16_r1cs_eval gives them (at least num_constraints elements each),
  * so each row costs one product, not three sparse dot products. The prover evaluates every row
  * anyway; checking its result tests the same equations (a_i·b_i = c_i for every row i, and w[0]
- * = 1) at a fraction of the cost. */
+ * = 1) at a fraction of the cost. c may be NULL: each c_i is then computed from C and w as the
+ * row is checked (a GPU worker whose device forms c as a·b keeps no c on the host; the rows must
+ * hold all the same). */
 g16_status g16__r1cs_check_evals(const struct g16_r1cs *r, const g16_fr *w, size_t w_len, const g16_fr *a,
                                  const g16_fr *b, const g16_fr *c, g16_error *err);
 
