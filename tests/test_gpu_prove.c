@@ -928,7 +928,22 @@ static void test_gpu_no_host_c(void **state)
     char cpu_msg[sizeof err.msg];
     assert_int_equal(prove_with(&f, got, "cpu", NULL, &err), G16_ERR_UNSATISFIED);
     snprintf(cpu_msg, sizeof cpu_msg, "%s", err.msg);
+    g16_proof *want_bad = calloc(f.count, sizeof *want_bad);
+    assert_non_null(want_bad);
+    g16_prove_opts cnv = {.r = f.rs, .s = f.rs + f.count, .backend = "cpu",
+                          .flags = G16_PROVE_NO_CHECK | G16_PROVE_NO_VERIFY};
+    assert_int_equal(g16_prove(want_bad, f.p, f.r, (const g16_fr *const *)f.w, f.count, &cnv, &err), G16_OK);
     f.w[bad][k] = keep;
+    {
+        /* the knob takes 0 or 1 only */
+        char *s_env = env_set("G16_GPU_C_FROM_AB", "off");
+        g16_prover *pv = NULL;
+        g16_prove_opts o = {.backend = "gpu"};
+        assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_ERR_ARG);
+        assert_non_null(strstr(err.msg, "G16_GPU_C_FROM_AB"));
+        assert_null(pv);
+        env_restore("G16_GPU_C_FROM_AB", s_env);
+    }
     for (int off = 0; off < 2; off++) {
         char *s_env = env_set("G16_GPU_C_FROM_AB", off ? "0" : "");
         g16_prover *pv = NULL;
@@ -959,6 +974,12 @@ static void test_gpu_no_host_c(void **state)
                          G16_ERR_VERIFY_FAILED);
         g16__trace_enable(0);
         assert_int_equal(open_spans("prove.add_c"), off ? 0 : slots);
+        /* unchecked and unverified: the bad witness's proof is the CPU's byte for byte (its c read,
+         * not formed as a·b) */
+        g16_prove_opts nv = nc;
+        nv.flags = G16_PROVE_NO_CHECK | G16_PROVE_NO_VERIFY;
+        assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &nv, &err), G16_OK);
+        expect_same_proofs(want_bad, got, f.count, "unchecked bad witness");
         f.w[bad][k] = keep;
         g16__trace_reset();
         g16__trace_enable(G16__TRACE_RECORD);
@@ -973,6 +994,7 @@ static void test_gpu_no_host_c(void **state)
     }
     printf("  no c on the host where the device forms it: slots of a and b, the CPU's proofs and errors; "
            "c added for an unchecked batch\n");
+    free(want_bad);
     free(want);
     free(got);
     fixture_free(&f);

@@ -1648,6 +1648,10 @@ g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size
         const char *ho = getenv("G16_GPU_H_OVERLAP"), *ca = getenv("G16_GPU_C_FROM_AB");
         gp->h_overlap = !(ho && !strcmp(ho, "0"));
         gp->c_ab_env = !(ca && !strcmp(ca, "0"));
+        if (ca && *ca && strcmp(ca, "0") != 0 && strcmp(ca, "1") != 0) {
+            st = g16__error(err, G16_ERR_ARG, "G16_GPU_C_FROM_AB='%s': expected 0 or 1", ca);
+            goto cleanup;
+        }
     }
     if (gp->res_mask != Q_ALL) {
         const char *ov = getenv("G16_GPU_STREAM_OVERLAP");
@@ -1915,8 +1919,8 @@ static g16_status upload_a(g16__gpu_prover *gp, const g16_fr *a, g16_error *err)
  * (g16__gpu_upload_side). With the upload in one piece first, the three copies (12.9 GB at 2^27)
  * ran ahead of the step; now b's and c's run under a's and b's transforms: on the H200 as a 24 GB
  * card the step took 1.18 s per batch of 3 against 1.66-1.71 s (bench/RESULTS.md, eighteenth
- * session). Bit for bit the batched step's H. After a failure the copies still in flight are
- * waited for (the caller may rewrite a, b, c). */
+ * session). Bit for bit the batched step's H (for c = a·b where c is formed). After a failure the
+ * copies still in flight are waited for (the caller may rewrite a, b, c). */
 static g16_status h_overlapped(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                                g16_error *err)
 {

@@ -112,7 +112,9 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len);
  * three pointers is pending, taken from the spare set once its copies are done (span
  * gpu.wait_prefetch), and transformed there. Without a prefetch or the row check on the device
  * (G16_GPU_H_OVERLAP=0 turns this off), one input at a time: a copied (span gpu.upload_a,
- * synchronous), then b's and c's copies overlap the previous input's transforms; H stays on the device for the next
+ * synchronous), then b's and c's copies overlap the previous input's transforms; there, with
+ * g16__gpu_prover_set_c_from_ab on, c is not read at all (it may be NULL: g16__gpu_prover_forms_c)
+ * and H is the one for c = a·b. H stays on the device for the next
  * g16__gpu_prover_msms (the host vectors are only read). w, when not NULL, is the witness that
  * the next g16__gpu_prover_msms will be given: it is uploaded while the NTTs run (span
  * gpu.upload_witness inside the H step). g16__gpu_prover_h_download copies that H to the host
