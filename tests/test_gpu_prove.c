@@ -866,6 +866,10 @@ static void test_gpu_c_from_ab(void **state)
         if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
             fail_msg("gpu prover: %s", err.msg);
         env_restore("G16_GPU_C_FROM_AB", s_env);
+        char line[512];
+        g16__gpu_prover_describe(gp, line, sizeof line);
+        assert_int_equal(g16__gpu_prover_forms_c(gp), k != 2);
+        assert_int_equal(strstr(line, "c formed on the device") != NULL, k != 2);
         g16__gpu_prover_set_c_from_ab(gp, k != 1);
         assert_int_equal(g16__gpu_prover_h(gp, abc, abc + n, junk, NULL, &err), G16_OK);
         memset(h, 0xa5, bytes);

@@ -1753,6 +1753,8 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len)
         snprintf(buf + strlen(buf), len - strlen(buf), "; the H step in two device vectors");
     if (strlen(buf) + 1 < len)
         snprintf(buf + strlen(buf), len - strlen(buf), "%s", gp->pair_note);
+    if (g16__gpu_prover_forms_c(gp) && strlen(buf) + 1 < len)
+        snprintf(buf + strlen(buf), len - strlen(buf), "; c formed on the device as a·b (none on the host)");
 }
 
 /* a, b, c into the current set, synchronously (span gpu.upload_abc: the host waits for the copies,
