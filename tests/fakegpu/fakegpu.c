@@ -1057,20 +1057,29 @@ static void h_to_coset(g16__gpu_ntt *d, g16_fr *x)
     g16__ntt_coset_forward(d->d, x);
 }
 
-/* a <- coefficients of (a - c)/Z from coset values (a = a·b already) */
-static void h_finish(g16__gpu_ntt *d, g16_fr *a, const g16_fr *c)
+/* a <- (a - c)/Z, H's coefficients: a holds a·b's coset values through the coset inverse, c its
+ * evaluations (taken to coefficients here; Z is g^n - 1 at every point of the coset) */
+static void h_finish(g16__gpu_ntt *d, g16_fr *a, g16_fr *c)
 {
+    g16__ntt_inverse(d->d, c);
     for (size_t i = 0; i < d->d->n; i++) {
         g16__fr_sub(&a[i], &a[i], &c[i]);
         g16__fr_mul(&a[i], &a[i], &d->d->z_coset_inv);
     }
-    g16__ntt_coset_inverse(d->d, a);
 }
 
-static void h_mul_into(g16__gpu_ntt *d, g16_fr *a, const g16_fr *b)
+static void mul_pointwise(g16__gpu_ntt *d, g16_fr *a, const g16_fr *b)
 {
     for (size_t i = 0; i < d->d->n; i++)
         g16__fr_mul(&a[i], &a[i], &b[i]);
+}
+
+/* a <- a·b pointwise, then through the coset inverse: the state gpu.h gives a between the H step's
+ * two halves (the device's order of it is its own; nothing reads a there) */
+static void h_mul_into(g16__gpu_ntt *d, g16_fr *a, const g16_fr *b)
+{
+    mul_pointwise(d, a, b);
+    g16__ntt_coset_inverse(d->d, a);
 }
 
 g16_status g16__gpu_ntt_groth16_h_device(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr *c, g16_error *err)
@@ -1108,7 +1117,6 @@ g16_status g16__gpu_ntt_h_c(g16__gpu_ntt *d, g16_fr *a, g16_fr *c, g16_error *er
         return st;
     h_vec(d, a, "g16__gpu_ntt_h_c (a)");
     h_vec(d, c, "g16__gpu_ntt_h_c (c)");
-    h_to_coset(d, c);
     h_finish(d, a, c);
     poison(c, d->d->n * sizeof *c);
     return G16_OK;
@@ -1155,7 +1163,7 @@ g16_status g16__gpu_ntt_h_mul_keep(g16__gpu_ntt *d, g16_fr *a, g16_fr *b, g16_fr
         return st;
     h_vec(d, b, "g16__gpu_ntt_h_mul_keep (b)");
     h_vec(d, keep, "g16__gpu_ntt_h_mul_keep (keep)");
-    h_mul_into(d, keep, b);
+    mul_pointwise(d, keep, b);
     return g16__gpu_ntt_h_mul(d, a, b, err);
 }
 
