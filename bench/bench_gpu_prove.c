@@ -116,6 +116,30 @@ static double circuit_stat(const char *leaf, uint64_t *count)
 
 static double circuit_ms(const char *leaf) { return circuit_stat(leaf, NULL); }
 
+/* The overlapped H step's device marks (prove_gpu.c, h_profile_end: metrics of ntt.h.gpu in µs)
+ * as "a / wait b / b / wait c / c / witness tail" in ms summed over the batch; "-" when the step
+ * did not run that way. */
+static void h_marks(char *buf, size_t len)
+{
+    static const char *const keys[] = {"h.a_us", "h.wait_b_us", "h.b_us", "h.wait_c_us", "h.c_us", "h.w_tail_us"};
+    g16__trace_stat st;
+    size_t e = 0;
+    snprintf(buf, len, "-");
+    if (g16__trace_query("prove/prove.circuit/ntt.h.gpu", &st) != G16_OK)
+        return;
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        int m = 0;
+        while (m < G16__TRACE_METRICS && st.metric_key[m] && strcmp(st.metric_key[m], keys[k]) != 0)
+            m++;
+        if (m == G16__TRACE_METRICS || !st.metric_key[m]) {
+            if (k == 0)
+                return;
+            continue;
+        }
+        e += (size_t)snprintf(buf + e, e < len ? len - e : 0, "%s%.1f", k ? " / " : "", st.metric_sum[m] / 1e3);
+    }
+}
+
 /* One prover over circuit r and parameters p (its creation timed once), two batches of `batch`
  * proofs of w, a table row each. Returns nonzero on an error (printed as a row). */
 static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const struct g16_params *p,
@@ -158,12 +182,14 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
          * runs, g16__gpu_msm_scratch_bytes) */
         size_t dev_free = 0, dev_total = 0;
         (void)g16__gpu_mem_info(g, &dev_free, &dev_total, NULL);
-        printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
+        char marks[128];
+        h_marks(marks, sizeof marks);
+        printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
                "%.1f | %llu | %llu | %llu (of them during msm.h %llu) | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | "
                "%.2f |\n",
                lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
                bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.spmv"),
-               bench_span_ms("prove/prove.circuit/ntt.h.gpu"),
+               bench_span_ms("prove/prove.circuit/ntt.h.gpu"), marks,
                bench_span_ms("prove/prove.circuit/msm.h.gpu"), circuit_ms("msm.l.gpu"), circuit_ms("msm.a.gpu"),
                circuit_ms("msm.b_g1.gpu"), circuit_ms("msm.b_g2.gpu"),
                bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_witness") + circuit_ms("gpu.upload_witness") +
@@ -244,13 +270,14 @@ int main(int argc, char **argv)
            "G16_GPU_SPMV=%s (the rows are then checked on the device too; the backend line on stderr says which)\n\n",
            info.name, kind == G16_DEMO_BITS ? "bits" : "field", batch, devices,
            chk && !strcmp(chk, "1") ? "device" : "CPU", early_env ? early_env : "default", spmv ? spmv : "default (1)");
-    printf("| log2 m | run | prove | per proof | check | spmv | spmv (gpu) | H (gpu) | msm.h | msm.l | msm.a | "
+    printf("| log2 m | run | prove | per proof | check | spmv | spmv (gpu) | H (gpu) | H on the device: a / wait b / "
+           "b / wait c / c / witness tail | msm.h | msm.l | msm.a | "
            "msm.b_g1 | msm.b_g2 | upload w | upload a,b,c | prefetched | witness MSMs early | witness MSMs in pairs | "
            "wait prefetch | compact a, b | "
            "assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB | "
            "device GB held |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-           "---|\n");
+           "---|---|\n");
     for (unsigned lg = min_log; lg <= max_log; lg++) {
         g16_cs *cs = NULL;
         g16_r1cs *r = NULL;

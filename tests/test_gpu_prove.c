@@ -907,6 +907,30 @@ static uint64_t open_spans(const char *name)
     return k;
 }
 
+/* The overlapped H step's device marks in the last traced call (prove_gpu.c, h_profile_end): every
+ * circuit's ntt.h.gpu span carries the five intervals and b's copy (the witness's tail only where
+ * the step uploaded the witness: not for a circuit whose witness MSMs ran early). */
+static void expect_h_profile(size_t circuits)
+{
+    static const char *const keys[] = {"h.a_us", "h.wait_b_us", "h.b_us", "h.wait_c_us", "h.c_us", "h.b_copy_us"};
+    static const char *const paths[] = {"prove/prove.circuit/ntt.h.gpu", "prove.circuit/ntt.h.gpu"};
+    uint64_t spans = 0;
+    for (size_t p = 0; p < 2; p++) {
+        g16__trace_stat ts;
+        if (g16__trace_query(paths[p], &ts) != G16_OK)
+            continue;
+        spans += ts.count;
+        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+            int found = 0;
+            for (size_t m = 0; m < G16__TRACE_METRICS && ts.metric_key[m]; m++)
+                found |= !strcmp(ts.metric_key[m], keys[k]);
+            if (!found)
+                fail_msg("%s: no metric %s", paths[p], keys[k]);
+        }
+    }
+    assert_int_equal(spans, circuits);
+}
+
 /* A GPU worker whose device forms c as a·b (a, b, c from the host one at a time: no prefetch, no
  * SpMV or row check on the device) keeps no c on the host: its two slots each page-lock a and b
  * only (span gpu.pin_ab), the CPU stage checks each row against C·w computed as it goes, and the
@@ -991,6 +1015,7 @@ static void test_gpu_no_host_c(void **state)
         assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &nc, &err), G16_OK);
         g16__trace_enable(0);
         assert_int_equal(open_spans("prove.add_c"), 0); /* (kept from the batch before) */
+        expect_h_profile(f.count);
         expect_same_proofs(want, got, f.count, "rows unchecked");
         assert_int_equal(g16_prover_prove(pv, got, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
         expect_same_proofs(want, got, f.count, "checked again, c kept");

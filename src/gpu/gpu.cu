@@ -522,7 +522,7 @@ struct g16__gpu_event {
     cudaEvent_t ev;
 };
 
-extern "C" g16_status g16__gpu_event_create(g16__gpu_event **out, g16__gpu *g, g16_error *err)
+static g16_status event_create(g16__gpu_event **out, g16__gpu *g, unsigned flags, g16_error *err)
 {
     g16_status st = G16_OK;
     g16__gpu_event *e = (g16__gpu_event *)calloc(1, sizeof *e);
@@ -531,11 +531,41 @@ extern "C" g16_status g16__gpu_event_create(g16__gpu_event **out, g16__gpu *g, g
         return g16__error(err, G16_ERR_NOMEM, "gpu: event");
     e->g = g;
     G16_CU(cudaSetDevice(g->device));
-    G16_CU(cudaEventCreateWithFlags(&e->ev, cudaEventDisableTiming));
+    G16_CU(cudaEventCreateWithFlags(&e->ev, flags));
     *out = e;
     e = NULL;
 cleanup:
     free(e);
+    return st;
+}
+
+extern "C" g16_status g16__gpu_event_create(g16__gpu_event **out, g16__gpu *g, g16_error *err)
+{
+    return event_create(out, g, cudaEventDisableTiming, err);
+}
+
+extern "C" g16_status g16__gpu_event_create_timed(g16__gpu_event **out, g16__gpu *g, g16_error *err)
+{
+    return event_create(out, g, cudaEventDefault, err);
+}
+
+extern "C" g16_status g16__gpu_event_record_main(g16__gpu_event *e, g16_error *err)
+{
+    g16_status st = G16_OK;
+    G16_CU(cudaSetDevice(e->g->device));
+    G16_CU(cudaEventRecord(e->ev, e->g->stream));
+cleanup:
+    return st;
+}
+
+extern "C" g16_status g16__gpu_event_ms(const g16__gpu_event *from, const g16__gpu_event *to, float *ms,
+                                        g16_error *err)
+{
+    g16_status st = G16_OK;
+    *ms = 0;
+    G16_CU(cudaSetDevice(from->g->device));
+    G16_CU(cudaEventElapsedTime(ms, from->ev, to->ev));
+cleanup:
     return st;
 }
 

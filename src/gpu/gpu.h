@@ -160,6 +160,14 @@ g16_status g16__gpu_event_create(g16__gpu_event **out, g16__gpu *g, g16_error *e
 void g16__gpu_event_destroy(g16__gpu_event *e);
 g16_status g16__gpu_event_record_side(g16__gpu_event *e, g16_error *err);
 g16_status g16__gpu_event_sync(g16__gpu_event *e, g16_error *err);
+/* Timestamps, for profiles of work that overlaps (what each stream did between two marks): an
+ * event of _create_timed may also be recorded on the main stream (_record_main); once both are
+ * done (after a sync), g16__gpu_event_ms gives the device time from one to the other in ms
+ * (negative when `to` came first). Events of g16__gpu_event_create are not timed (their _ms is an
+ * error). */
+g16_status g16__gpu_event_create_timed(g16__gpu_event **out, g16__gpu *g, g16_error *err);
+g16_status g16__gpu_event_record_main(g16__gpu_event *e, g16_error *err);
+g16_status g16__gpu_event_ms(const g16__gpu_event *from, const g16__gpu_event *to, float *ms, g16_error *err);
 
 /* ---------------------------------------------------------------- density compaction */
 

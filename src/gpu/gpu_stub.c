@@ -118,6 +118,20 @@ void g16__gpu_event_destroy(g16__gpu_event *e) { (void)e; }
 g16_status g16__gpu_event_record_side(g16__gpu_event *e, g16_error *err) { (void)e; return no_cuda(err); }
 g16_status g16__gpu_event_sync(g16__gpu_event *e, g16_error *err) { (void)e; return no_cuda(err); }
 
+g16_status g16__gpu_event_create_timed(g16__gpu_event **out, g16__gpu *g, g16_error *err)
+{
+    return g16__gpu_event_create(out, g, err);
+}
+
+g16_status g16__gpu_event_record_main(g16__gpu_event *e, g16_error *err) { (void)e; return no_cuda(err); }
+
+g16_status g16__gpu_event_ms(const g16__gpu_event *from, const g16__gpu_event *to, float *ms, g16_error *err)
+{
+    (void)from, (void)to;
+    *ms = 0;
+    return no_cuda(err);
+}
+
 g16_status g16__gpu_copy(g16__gpu *g, void *dst, const void *src, size_t bytes, g16_error *err)
 {
     (void)g, (void)dst, (void)src, (void)bytes;

@@ -92,6 +92,11 @@ struct g16__gpu_prover {
     int w_after_h;
     int w2_side;
     g16__gpu_event *w2_done;
+    /* The overlapped H step's device timeline in traced runs (h_mark, h_profile): timed events,
+     * created at the first traced step; hp_on for the step under way, hp_w when the witness's copy
+     * was marked too. */
+    g16__gpu_event *hp[8];
+    int hp_on, hp_w;
     uint64_t n_w2_side;
     /* the witness check on the device (G16_GPU_CHECK=1): dcheck receives the first failing row of
      * the last H step's a, b, c, check_bad its copy on the host (UINT64_MAX: none) */
@@ -522,6 +527,8 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
     }
     g16__gpu_event_destroy(gp->pf_done);
     g16__gpu_event_destroy(gp->w2_done);
+    for (size_t k = 0; k < sizeof gp->hp / sizeof *gp->hp; k++)
+        g16__gpu_event_destroy(gp->hp[k]);
     if (gp->pf_mu_init)
         pthread_mutex_destroy(&gp->pf_mu);
     g16__gpu_ntt_destroy(gp->ntt);
@@ -1908,6 +1915,55 @@ static g16_status upload_a(g16__gpu_prover *gp, const g16_fr *a, g16_error *err)
     return st;
 }
 
+/* The overlapped H step's marks (gp->hp): on the main stream, its start and the end of a's
+ * transforms, of the wait for b's copy, of b's transforms, of the wait for c's copy (none where c
+ * is formed) and of c's; on the side stream, the end of b's copy and of the witness's. */
+enum { HP_START, HP_A, HP_B_IN, HP_B, HP_C_IN, HP_END, HP_B_COPY, HP_W_COPY, HP_COUNT };
+_Static_assert(HP_COUNT == sizeof((g16__gpu_prover *)0)->hp / sizeof(g16__gpu_event *), "gp->hp holds the marks");
+
+static g16_status h_mark(g16__gpu_prover *gp, int k, g16_error *err)
+{
+    if (!gp->hp_on)
+        return G16_OK;
+    return k >= HP_B_COPY ? g16__gpu_event_record_side(gp->hp[k], err) : g16__gpu_event_record_main(gp->hp[k], err);
+}
+
+/* Turns the marks on for this step when the trace records (their events created the first time). */
+static g16_status h_profile_start(g16__gpu_prover *gp, g16_error *err)
+{
+    g16_status st = G16_OK;
+    gp->hp_on = gp->hp_w = 0;
+    if (!g16__trace_enabled())
+        return G16_OK;
+    for (int k = 0; k < HP_COUNT && st == G16_OK; k++)
+        if (!gp->hp[k])
+            st = g16__gpu_event_create_timed(&gp->hp[k], gp->gpu, err);
+    gp->hp_on = st == G16_OK;
+    return st;
+}
+
+/* After the step's sync: the marks' intervals as metrics of the caller's open span (ntt.h.gpu in
+ * a proof), in µs: h.a_us (a's transforms), h.wait_b_us (the transforms idle for b's copy),
+ * h.b_us, h.wait_c_us, h.c_us, h.b_copy_us (from the start to the end of b's copy), h.w_tail_us
+ * (the witness's copy past the transforms' end: what the step's final sync waited for it). */
+static g16_status h_profile_end(g16__gpu_prover *gp, g16_error *err)
+{
+    static const char *const key[] = {"h.a_us", "h.wait_b_us", "h.b_us", "h.wait_c_us", "h.c_us"};
+    g16_status st = G16_OK;
+    float ms = 0;
+    if (!gp->hp_on)
+        return G16_OK;
+    gp->hp_on = 0;
+    for (int k = HP_START; k < HP_END && st == G16_OK; k++)
+        if ((st = g16__gpu_event_ms(gp->hp[k], gp->hp[k + 1], &ms, err)) == G16_OK)
+            g16__span_metric(key[k], ms > 0 ? (uint64_t)(ms * 1e3f) : 0);
+    if (st == G16_OK && (st = g16__gpu_event_ms(gp->hp[HP_START], gp->hp[HP_B_COPY], &ms, err)) == G16_OK)
+        g16__span_metric("h.b_copy_us", ms > 0 ? (uint64_t)(ms * 1e3f) : 0);
+    if (st == G16_OK && gp->hp_w && (st = g16__gpu_event_ms(gp->hp[HP_END], gp->hp[HP_W_COPY], &ms, err)) == G16_OK)
+        g16__span_metric("h.w_tail_us", ms > 0 ? (uint64_t)(ms * 1e3f) : 0);
+    return st;
+}
+
 /* The H step from a, b, c on the host, one input at a time (gp->h_overlap, no spare set, no row
  * check on the device): a uploaded (or taken from the a slot, prove_gpu.h: copied into da during
  * the previous circuit's witness MSMs), then its transforms while b crosses PCIe on the side
@@ -1922,7 +1978,8 @@ static g16_status upload_a(g16__gpu_prover *gp, const g16_fr *a, g16_error *err)
  * ran ahead of the step; now b's and c's run under a's and b's transforms: on the H200 as a 24 GB
  * card the step took 1.18 s per batch of 3 against 1.66-1.71 s (bench/RESULTS.md, eighteenth
  * session). Bit for bit the batched step's H (for c = a·b where c is formed). After a failure the
- * copies still in flight are waited for (the caller may rewrite a, b, c). */
+ * copies still in flight are waited for (the caller may rewrite a, b, c). In traced runs the
+ * steps are marked on the device (h_mark). */
 static g16_status h_overlapped(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                                g16_error *err)
 {
@@ -1937,14 +1994,22 @@ static g16_status h_overlapped(g16__gpu_prover *gp, const g16_fr *a, const g16_f
     }
     pthread_mutex_unlock(&gp->pf_mu);
     int keep = gp->c_from_ab && gp->c_ab_env;
-    if (st != G16_OK || (!take && (st = upload_a(gp, a, err)) != G16_OK) ||
-        (st = keep ? g16__gpu_ntt_h_in_keep(gp->ntt, da, dc, err) : g16__gpu_ntt_h_in(gp->ntt, da, err)) != G16_OK ||
-        (st = g16__gpu_upload_side(gp->gpu, db, b, bytes, err)) != G16_OK ||
-        (st = keep ? g16__gpu_ntt_h_mul_keep(gp->ntt, da, db, dc, err) : g16__gpu_ntt_h_mul(gp->ntt, da, db, err)) !=
-            G16_OK ||
-        (!keep && (st = g16__gpu_upload_side(gp->gpu, dc, c, bytes, err)) != G16_OK) ||
-        (st = g16__gpu_ntt_h_c(gp->ntt, da, dc, err)) != G16_OK) {
+    if (st == G16_OK && !take)
+        st = upload_a(gp, a, err);
+    if (st == G16_OK && (st = h_mark(gp, HP_START, err)) == G16_OK)
+        st = keep ? g16__gpu_ntt_h_in_keep(gp->ntt, da, dc, err) : g16__gpu_ntt_h_in(gp->ntt, da, err);
+    if (st == G16_OK && (st = h_mark(gp, HP_A, err)) == G16_OK &&
+        (st = g16__gpu_upload_side(gp->gpu, db, b, bytes, err)) == G16_OK &&
+        (st = h_mark(gp, HP_B_COPY, err)) == G16_OK && (st = h_mark(gp, HP_B_IN, err)) == G16_OK)
+        st = keep ? g16__gpu_ntt_h_mul_keep(gp->ntt, da, db, dc, err) : g16__gpu_ntt_h_mul(gp->ntt, da, db, err);
+    if (st == G16_OK && (st = h_mark(gp, HP_B, err)) == G16_OK && !keep)
+        st = g16__gpu_upload_side(gp->gpu, dc, c, bytes, err);
+    if (st == G16_OK && (st = h_mark(gp, HP_C_IN, err)) == G16_OK &&
+        (st = g16__gpu_ntt_h_c(gp->ntt, da, dc, err)) == G16_OK)
+        st = h_mark(gp, HP_END, err);
+    if (st != G16_OK) {
         (void)g16__gpu_sync(gp->gpu, NULL);
+        gp->hp_on = 0;
     } else {
         gp->n_uploaded += !take;
         gp->n_c_formed += keep;
@@ -1996,13 +2061,14 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     gp->w_src = NULL;
     gp->dw_early = 0; /* used now, or left behind by this step's upload */
     gp->check_bad = UINT64_MAX;
+    gp->hp_on = 0;
     if (a && (!b || (!c && !(gp->c_from_ab && g16__gpu_prover_forms_c(gp)))))
         return g16__error(err, G16_ERR_ARG, "gpu prover: the H step needs %s from the host", b ? "c" : "b");
     if (gp->h_slots == 2) {
         if ((st = h_two_vectors(gp, a, b, c, err)) != G16_OK)
             return st;
     } else if (a && gp->h_overlap && (!gp->pf_mode || gp->pf_mode == G16__GPU_PF_A) && !gp->dcheck) {
-        if ((st = h_overlapped(gp, a, b, c, err)) != G16_OK)
+        if ((st = h_profile_start(gp, err)) != G16_OK || (st = h_overlapped(gp, a, b, c, err)) != G16_OK)
             return st;
     } else {
         st = a ? h_inputs_host(gp, a, b, c, err) : h_inputs_spmv(gp, w, dw_early, err);
@@ -2020,11 +2086,13 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
          * previous proof's MSMs returned synchronized) */
         g16__span sp = g16__span_begin_n("gpu.upload_witness", gp->r->num_inputs + gp->r->num_aux);
         st = g16__gpu_upload_side(gp->gpu, gp->dw, w, (gp->r->num_inputs + gp->r->num_aux) * sizeof(g16_fr), err);
+        if (st == G16_OK && gp->hp_on && (st = h_mark(gp, HP_W_COPY, err)) == G16_OK)
+            gp->hp_w = 1;
         g16__span_end(sp);
         if (st != G16_OK)
             return st;
     }
-    if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK)
+    if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK || (st = h_profile_end(gp, err)) != G16_OK)
         return st;
     if (gp->dcheck && ((st = g16__gpu_download(gp->gpu, &gp->check_bad, gp->dcheck, sizeof gp->check_bad, err)) !=
                            G16_OK ||

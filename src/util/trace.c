@@ -784,7 +784,7 @@ static void fmt_metric(char *buf, size_t len, const char *key, uint64_t v)
 static void print_node(FILE *f, const analysis *an, int32_t id, int depth)
 {
     const node *nd = &an->nodes[id];
-    char tot[24], self[24], un[32] = "", extra[160] = "";
+    char tot[24], self[24], un[32] = "", extra[384] = "";
     size_t e = 0;
     fmt_dur(tot, sizeof tot, nd->total);
     fmt_dur(self, sizeof self, nd->self);

@@ -75,9 +75,9 @@ extern "C" {
 typedef uint64_t g16__span; /* 0 = not recorded */
 
 #define G16__TRACE_DETAIL_MAX 24
-#define G16__TRACE_METRICS 3
+#define G16__TRACE_METRICS 8
 #define G16__TRACE_MAX_DEPTH 128
-#define G16__TRACE_MAX_RECORDS (1u << 18) /* ~28 MiB of 112-byte records per thread */
+#define G16__TRACE_MAX_RECORDS (1u << 18) /* ~48 MiB of 192-byte records per thread */
 
 /* Flags for g16__trace_enable and g16__trace_report_ex. */
 enum {

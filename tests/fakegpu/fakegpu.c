@@ -296,6 +296,9 @@ struct g16__gpu_event {
     g16__gpu *g;
     uint64_t mark;
     int recorded;
+    int timed;  /* _create_timed: t_ms is the host's clock when it was recorded (the fake's streams
+                 * run their work at once or at the next sync, so this is only an order of events) */
+    double t_ms;
 };
 
 static double now_ms(void)
@@ -736,7 +739,37 @@ g16_status g16__gpu_event_record_side(g16__gpu_event *e, g16_error *err)
     pthread_mutex_lock(&e->g->mu);
     e->mark = e->g->side_seq;
     e->recorded = 1;
+    e->t_ms = now_ms();
     pthread_mutex_unlock(&e->g->mu);
+    return G16_OK;
+}
+
+/* (the timing calls are not counted among the fallible ones: a profile must not move the fault
+ * tests' failure points) */
+g16_status g16__gpu_event_create_timed(g16__gpu_event **out, g16__gpu *g, g16_error *err)
+{
+    g16_status st = g16__gpu_event_create(out, g, err);
+    if (st == G16_OK)
+        (*out)->timed = 1;
+    return st;
+}
+
+g16_status g16__gpu_event_record_main(g16__gpu_event *e, g16_error *err)
+{
+    (void)err;
+    pthread_mutex_lock(&e->g->mu);
+    e->recorded = 1;
+    e->t_ms = now_ms();
+    pthread_mutex_unlock(&e->g->mu);
+    return G16_OK;
+}
+
+g16_status g16__gpu_event_ms(const g16__gpu_event *from, const g16__gpu_event *to, float *ms, g16_error *err)
+{
+    *ms = 0;
+    if (!from->timed || !to->timed || !from->recorded || !to->recorded)
+        return g16__error(err, G16_ERR_ARG, "gpu: elapsed time between events that are not timed and recorded");
+    *ms = (float)(to->t_ms - from->t_ms);
     return G16_OK;
 }
 
