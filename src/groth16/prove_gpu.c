@@ -1928,40 +1928,39 @@ static g16_status h_mark(g16__gpu_prover *gp, int k, g16_error *err)
     return k >= HP_B_COPY ? g16__gpu_event_record_side(gp->hp[k], err) : g16__gpu_event_record_main(gp->hp[k], err);
 }
 
-/* Turns the marks on for this step when the trace records (their events created the first time). */
-static g16_status h_profile_start(g16__gpu_prover *gp, g16_error *err)
+/* Turns the marks on for this step when the trace records (their events created the first time;
+ * where that fails the step runs unmarked: a profile never fails a proof). */
+static void h_profile_start(g16__gpu_prover *gp)
 {
     g16_status st = G16_OK;
     gp->hp_on = gp->hp_w = 0;
     if (!g16__trace_enabled())
-        return G16_OK;
+        return;
     for (int k = 0; k < HP_COUNT && st == G16_OK; k++)
         if (!gp->hp[k])
-            st = g16__gpu_event_create_timed(&gp->hp[k], gp->gpu, err);
+            st = g16__gpu_event_create_timed(&gp->hp[k], gp->gpu, NULL);
     gp->hp_on = st == G16_OK;
-    return st;
 }
 
 /* After the step's sync: the marks' intervals as metrics of the caller's open span (ntt.h.gpu in
  * a proof), in µs: h.a_us (a's transforms), h.wait_b_us (the transforms idle for b's copy),
  * h.b_us, h.wait_c_us, h.c_us, h.b_copy_us (from the start to the end of b's copy), h.w_tail_us
- * (the witness's copy past the transforms' end: what the step's final sync waited for it). */
-static g16_status h_profile_end(g16__gpu_prover *gp, g16_error *err)
+ * (the witness's copy past the transforms' end: what the step's final sync waited for it). An
+ * interval the runtime cannot give is left out. */
+static void h_profile_end(g16__gpu_prover *gp)
 {
     static const char *const key[] = {"h.a_us", "h.wait_b_us", "h.b_us", "h.wait_c_us", "h.c_us"};
-    g16_status st = G16_OK;
     float ms = 0;
     if (!gp->hp_on)
-        return G16_OK;
+        return;
     gp->hp_on = 0;
-    for (int k = HP_START; k < HP_END && st == G16_OK; k++)
-        if ((st = g16__gpu_event_ms(gp->hp[k], gp->hp[k + 1], &ms, err)) == G16_OK)
+    for (int k = HP_START; k < HP_END; k++)
+        if (g16__gpu_event_ms(gp->hp[k], gp->hp[k + 1], &ms, NULL) == G16_OK)
             g16__span_metric(key[k], ms > 0 ? (uint64_t)(ms * 1e3f) : 0);
-    if (st == G16_OK && (st = g16__gpu_event_ms(gp->hp[HP_START], gp->hp[HP_B_COPY], &ms, err)) == G16_OK)
+    if (g16__gpu_event_ms(gp->hp[HP_START], gp->hp[HP_B_COPY], &ms, NULL) == G16_OK)
         g16__span_metric("h.b_copy_us", ms > 0 ? (uint64_t)(ms * 1e3f) : 0);
-    if (st == G16_OK && gp->hp_w && (st = g16__gpu_event_ms(gp->hp[HP_END], gp->hp[HP_W_COPY], &ms, err)) == G16_OK)
+    if (gp->hp_w && g16__gpu_event_ms(gp->hp[HP_END], gp->hp[HP_W_COPY], &ms, NULL) == G16_OK)
         g16__span_metric("h.w_tail_us", ms > 0 ? (uint64_t)(ms * 1e3f) : 0);
-    return st;
 }
 
 /* The H step from a, b, c on the host, one input at a time (gp->h_overlap, no spare set, no row
@@ -2068,7 +2067,8 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
         if ((st = h_two_vectors(gp, a, b, c, err)) != G16_OK)
             return st;
     } else if (a && gp->h_overlap && (!gp->pf_mode || gp->pf_mode == G16__GPU_PF_A) && !gp->dcheck) {
-        if ((st = h_profile_start(gp, err)) != G16_OK || (st = h_overlapped(gp, a, b, c, err)) != G16_OK)
+        h_profile_start(gp);
+        if ((st = h_overlapped(gp, a, b, c, err)) != G16_OK)
             return st;
     } else {
         st = a ? h_inputs_host(gp, a, b, c, err) : h_inputs_spmv(gp, w, dw_early, err);
@@ -2092,8 +2092,9 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
         if (st != G16_OK)
             return st;
     }
-    if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK || (st = h_profile_end(gp, err)) != G16_OK)
+    if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK)
         return st;
+    h_profile_end(gp);
     if (gp->dcheck && ((st = g16__gpu_download(gp->gpu, &gp->check_bad, gp->dcheck, sizeof gp->check_bad, err)) !=
                            G16_OK ||
                        (st = g16__gpu_sync(gp->gpu, err)) != G16_OK))
