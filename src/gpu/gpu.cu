@@ -549,13 +549,18 @@ extern "C" g16_status g16__gpu_event_create_timed(g16__gpu_event **out, g16__gpu
     return event_create(out, g, cudaEventDefault, err);
 }
 
-extern "C" g16_status g16__gpu_event_record_main(g16__gpu_event *e, g16_error *err)
+static g16_status event_record(g16__gpu_event *e, cudaStream_t stream, g16_error *err)
 {
     g16_status st = G16_OK;
     G16_CU(cudaSetDevice(e->g->device));
-    G16_CU(cudaEventRecord(e->ev, e->g->stream));
+    G16_CU(cudaEventRecord(e->ev, stream));
 cleanup:
     return st;
+}
+
+extern "C" g16_status g16__gpu_event_record_main(g16__gpu_event *e, g16_error *err)
+{
+    return event_record(e, e->g->stream, err);
 }
 
 extern "C" g16_status g16__gpu_event_ms(const g16__gpu_event *from, const g16__gpu_event *to, float *ms,
@@ -581,11 +586,7 @@ extern "C" void g16__gpu_event_destroy(g16__gpu_event *e)
 
 extern "C" g16_status g16__gpu_event_record_side(g16__gpu_event *e, g16_error *err)
 {
-    g16_status st = G16_OK;
-    G16_CU(cudaSetDevice(e->g->device));
-    G16_CU(cudaEventRecord(e->ev, e->g->side));
-cleanup:
-    return st;
+    return event_record(e, e->g->side, err);
 }
 
 extern "C" g16_status g16__gpu_event_sync(g16__gpu_event *e, g16_error *err)

@@ -1947,20 +1947,24 @@ static void h_profile_start(g16__gpu_prover *gp)
  * h.b_us, h.wait_c_us, h.c_us, h.b_copy_us (from the start to the end of b's copy), h.w_tail_us
  * (the witness's copy past the transforms' end: what the step's final sync waited for it). An
  * interval the runtime cannot give is left out. */
+static void h_interval(const g16__gpu_prover *gp, const char *key, int from, int to)
+{
+    float ms = 0;
+    if (g16__gpu_event_ms(gp->hp[from], gp->hp[to], &ms, NULL) == G16_OK)
+        g16__span_metric(key, ms > 0 ? (uint64_t)(ms * 1e3f) : 0);
+}
+
 static void h_profile_end(g16__gpu_prover *gp)
 {
     static const char *const key[] = {"h.a_us", "h.wait_b_us", "h.b_us", "h.wait_c_us", "h.c_us"};
-    float ms = 0;
     if (!gp->hp_on)
         return;
     gp->hp_on = 0;
     for (int k = HP_START; k < HP_END; k++)
-        if (g16__gpu_event_ms(gp->hp[k], gp->hp[k + 1], &ms, NULL) == G16_OK)
-            g16__span_metric(key[k], ms > 0 ? (uint64_t)(ms * 1e3f) : 0);
-    if (g16__gpu_event_ms(gp->hp[HP_START], gp->hp[HP_B_COPY], &ms, NULL) == G16_OK)
-        g16__span_metric("h.b_copy_us", ms > 0 ? (uint64_t)(ms * 1e3f) : 0);
-    if (gp->hp_w && g16__gpu_event_ms(gp->hp[HP_END], gp->hp[HP_W_COPY], &ms, NULL) == G16_OK)
-        g16__span_metric("h.w_tail_us", ms > 0 ? (uint64_t)(ms * 1e3f) : 0);
+        h_interval(gp, key[k], k, k + 1);
+    h_interval(gp, "h.b_copy_us", HP_START, HP_B_COPY);
+    if (gp->hp_w)
+        h_interval(gp, "h.w_tail_us", HP_END, HP_W_COPY);
 }
 
 /* The H step from a, b, c on the host, one input at a time (gp->h_overlap, no spare set, no row
@@ -2008,7 +2012,6 @@ static g16_status h_overlapped(g16__gpu_prover *gp, const g16_fr *a, const g16_f
         st = h_mark(gp, HP_END, err);
     if (st != G16_OK) {
         (void)g16__gpu_sync(gp->gpu, NULL);
-        gp->hp_on = 0;
     } else {
         gp->n_uploaded += !take;
         gp->n_c_formed += keep;
