@@ -1728,6 +1728,93 @@ static void test_gpu_prefetch_failed_wait(void **state)
 }
 #endif
 
+/* The H step's witness copy left running (G16_GPU_W_LATE, default 1): with a, b, c from the host
+ * one at a time (no prefetch, no SpMV) the step returns with the copy still pending (the fake GPU
+ * holds it back until something waits), the MSMs wait for it and give the CPU's sums; drop_h,
+ * release_host and the next H step wait for it too, so that the caller may rewrite w after each
+ * (the next circuit's sums are right). =0: the step waits for the copy, none pending after it; a
+ * value other than 0 or 1 is refused at creation. */
+static void expect_w_pending(size_t want, const char *what)
+{
+#ifdef G16_FAKE_GPU
+    if (g16__fake_gpu_held() != want)
+        fail_msg("%s: %zu side copies in flight, expected %zu", what, g16__fake_gpu_held(), want);
+#else
+    (void)want;
+    (void)what;
+#endif
+}
+
+static void test_gpu_witness_late(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    three_circuits t;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_BITS, 600, 3);
+    three_make(&t, &f);
+    size_t n = f.r->n, nw = f.w_len;
+    g16_fr **abc = t.abc, *w_keep = malloc(nw * sizeof *w_keep);
+    assert_non_null(w_keep);
+    char *s_spmv = env_set("G16_GPU_SPMV", "0"), *s_pf = env_set("G16_GPU_PREFETCH", "0");
+    char *s_late = env_set("G16_GPU_W_LATE", "later");
+    g16__gpu_prover *gp = NULL;
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_ERR_ARG);
+    assert_non_null(strstr(err.msg, "G16_GPU_W_LATE"));
+    assert_null(gp);
+    for (int late = 1; late >= 0; late--) {
+        setenv("G16_GPU_W_LATE", late ? "1" : "0", 1);
+        if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+            fail_msg("gpu prover: %s", err.msg);
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(g16__gpu_prover_h(gp, abc[i], abc[i] + n, abc[i] + 2 * n, f.w[i], &err), G16_OK);
+            expect_w_pending((size_t)late, "after the H step");
+            g16__query_sums got;
+            assert_int_equal(g16__gpu_prover_msms(gp, &got, f.w[i], NULL, NULL, &err), G16_OK);
+            expect_w_pending(0, "after the MSMs");
+            if (!g16__p1_eq(&got.h, &t.want[i].h) || !g16__p1_eq(&got.l, &t.want[i].l) ||
+                !g16__p1_eq(&got.a, &t.want[i].a) || !g16__p1_eq(&got.b1, &t.want[i].b1) ||
+                !g16__p2_eq(&got.b2, &t.want[i].b2))
+                fail_msg("G16_GPU_W_LATE=%d, circuit %d: query sums differ from the CPU's", late, i);
+        }
+        assert_int_equal(g16__gpu_prover_w_late_count(gp), late ? 3u : 0u);
+        /* a proof that ends after its H step: drop_h or release_host waits, then w is rewritten
+         * (circuit 1's witness in circuit 0's buffer) and proved; or the next H step waits */
+        for (int how = 0; how < 3; how++) {
+            memcpy(w_keep, f.w[0], nw * sizeof *w_keep);
+            assert_int_equal(g16__gpu_prover_h(gp, abc[0], abc[0] + n, abc[0] + 2 * n, f.w[0], &err), G16_OK);
+            expect_w_pending((size_t)late, "after the H step");
+            if (how == 1)
+                assert_int_equal(g16__gpu_prover_release_host(gp, abc[0], abc[0] + n, abc[0] + 2 * n, f.w[0], &err),
+                                 G16_OK);
+            else if (how == 0)
+                g16__gpu_prover_drop_h(gp);
+            if (how == 2) {
+                run_circuit(gp, &f, abc[1], f.w[1], t.want_h[1], &t.want[1], NULL, "after the next H step");
+                continue;
+            }
+            expect_w_pending(0, how ? "after release_host" : "after drop_h");
+            g16__gpu_prover_drop_h(gp);
+            memcpy(f.w[0], f.w[1], nw * sizeof *w_keep);
+            run_circuit(gp, &f, abc[1], f.w[0], t.want_h[1], &t.want[1], NULL,
+                        how ? "rewritten after release_host" : "rewritten after drop_h");
+            memcpy(f.w[0], w_keep, nw * sizeof *w_keep);
+        }
+        g16__gpu_prover_destroy(gp);
+        gp = NULL;
+    }
+    printf("  the H step's witness copy left running: pending after the step, waited for by the MSMs, "
+           "drop_h, release_host and the next H step; the CPU's sums; =0 waits in the step\n");
+    env_restore("G16_GPU_W_LATE", s_late);
+    env_restore("G16_GPU_PREFETCH", s_pf);
+    env_restore("G16_GPU_SPMV", s_spmv);
+    free(w_keep);
+    three_free(&t);
+    fixture_free(&f);
+}
+
 static uint64_t span_count(const char *path)
 {
     g16__trace_stat st;
@@ -2993,6 +3080,7 @@ int main(void)
 #ifdef G16_FAKE_GPU
         cmocka_unit_test(test_gpu_prefetch_failed_wait),
 #endif
+        cmocka_unit_test(test_gpu_witness_late),
         cmocka_unit_test(test_gpu_prefetch_batch),
         cmocka_unit_test(test_gpu_early_witness),
         cmocka_unit_test(test_gpu_pairs),

@@ -106,6 +106,13 @@ struct g16__gpu_prover {
     const char *pf_why; /* why pf_mode was turned off by the memory plan (static text), or NULL */
     g16_fr *dw;   /* device: the witness (num_inputs + num_aux), uploaded once per proof */
     const g16_fr *w_src; /* the host witness g16__gpu_prover_h uploaded into dw for the next MSMs */
+    /* The H step's witness copy left running past the step (w_late: G16_GPU_W_LATE, read once,
+     * default 1): it crosses PCIe on the side stream under msm.h, which reads neither dw nor w;
+     * w_done marks its end, w_pending says it may still run. w_settle waits for it before
+     * anything reads or rewrites dw and before the caller may rewrite w. n_w_late counts them. */
+    int w_late, w_pending;
+    g16__gpu_event *w_done;
+    uint64_t n_w_late;
     /* A·w, B·w, C·w on the device (prove_gpu.h, G16_GPU_SPMV): the matrices' packed words, row
      * pointers (32- or 64-bit as the r1cs has them) and the coefficient dictionary, resident;
      * spmv = 0 and all NULL when off. dw_early: dw holds the witness of the last
@@ -527,6 +534,7 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
     }
     g16__gpu_event_destroy(gp->pf_done);
     g16__gpu_event_destroy(gp->w2_done);
+    g16__gpu_event_destroy(gp->w_done);
     for (size_t k = 0; k < sizeof gp->hp / sizeof *gp->hp; k++)
         g16__gpu_event_destroy(gp->hp[k]);
     if (gp->pf_mu_init)
@@ -1524,6 +1532,17 @@ static void plan_queries(g16__gpu_prover *gp, int *spmv, int rmode, unsigned rma
 
 /* The resident queries' handles (res_mask). One that the allocator refuses after the plan admitted
  * it (the estimate was optimistic) means streaming them all, no error. */
+/* G16_GPU_W_LATE (default 1; 0 for A/B measurements): the H step leaves its witness copy running
+ * (g16__gpu_prover_h) and the event that marks its end. */
+static g16_status w_late_setup(g16__gpu_prover *gp, g16_error *err)
+{
+    const char *env = getenv("G16_GPU_W_LATE");
+    if (env && *env && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_W_LATE='%s': expected 0 or 1", env);
+    gp->w_late = !(env && !strcmp(env, "0"));
+    return gp->w_late ? g16__gpu_event_create(&gp->w_done, gp->gpu, err) : G16_OK;
+}
+
 static g16_status res_create(g16__gpu_prover *gp, g16_error *err)
 {
     g16_status st = G16_OK;
@@ -1660,6 +1679,8 @@ g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size
             goto cleanup;
         }
     }
+    if ((st = w_late_setup(gp, err)) != G16_OK)
+        goto cleanup;
     if (gp->res_mask != Q_ALL) {
         const char *ov = getenv("G16_GPU_STREAM_OVERLAP");
         gp->stream_overlap = !(ov && !strcmp(ov, "0"));
@@ -1967,6 +1988,50 @@ static void h_profile_end(g16__gpu_prover *gp)
         h_interval(gp, "h.w_tail_us", HP_END, HP_W_COPY);
 }
 
+/* Waits for the H step's witness copy when it may still run (span gpu.wait_witness: what msm.h did
+ * not hide); after a failed wait for both streams, so that no copy from w is left running. */
+static g16_status w_settle(g16__gpu_prover *gp, g16_error *err)
+{
+    if (!gp->w_pending)
+        return G16_OK;
+    g16__span sp = g16__span_begin("gpu.wait_witness");
+    g16_status st = g16__gpu_event_sync(gp->w_done, err);
+    if (st != G16_OK)
+        (void)g16__gpu_sync(gp->gpu, NULL);
+    gp->w_pending = 0;
+    g16__span_end(sp);
+    return st;
+}
+
+/* w into dw on the side stream while the H step's transforms run (span gpu.upload_witness,
+ * enqueued only). With gp->w_late the copy may outlast the step: w_done is recorded after it and
+ * the step waits for the main stream alone (w_pending); at 2^27 the 4.3 GB copy follows b's on
+ * PCIe and can end after the transforms. Else the step's final sync waits for it, marked in the
+ * profile (HP_W_COPY). */
+static g16_status upload_witness_side(g16__gpu_prover *gp, const g16_fr *w, g16_error *err)
+{
+    size_t nw = gp->r->num_inputs + gp->r->num_aux;
+    g16__span sp = g16__span_begin_n("gpu.upload_witness", nw);
+    g16_status st;
+    if (gp->w_late) {
+        st = g16__gpu_upload_side_nowait(gp->gpu, gp->dw, w, nw * sizeof(g16_fr), err);
+        if (st == G16_OK)
+            st = g16__gpu_event_record_side(gp->w_done, err);
+        if (st == G16_OK) {
+            gp->w_pending = 1;
+            gp->n_w_late++;
+        } else {
+            (void)g16__gpu_sync(gp->gpu, NULL); /* (the copy may be enqueued, untracked) */
+        }
+    } else {
+        st = g16__gpu_upload_side(gp->gpu, gp->dw, w, nw * sizeof(g16_fr), err);
+        if (st == G16_OK && gp->hp_on && (st = h_mark(gp, HP_W_COPY, err)) == G16_OK)
+            gp->hp_w = 1;
+    }
+    g16__span_end(sp);
+    return st;
+}
+
 /* The H step from a, b, c on the host, one input at a time (gp->h_overlap, no spare set, no row
  * check on the device): a uploaded (or taken from the a slot, prove_gpu.h: copied into da during
  * the previous circuit's witness MSMs), then its transforms while b crosses PCIe on the side
@@ -2064,6 +2129,8 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     gp->dw_early = 0; /* used now, or left behind by this step's upload */
     gp->check_bad = UINT64_MAX;
     gp->hp_on = 0;
+    if ((st = w_settle(gp, err)) != G16_OK) /* (a caller that skipped the MSMs and drop_h) */
+        return st;
     if (a && (!b || (!c && !(gp->c_from_ab && g16__gpu_prover_forms_c(gp)))))
         return g16__error(err, G16_ERR_ARG, "gpu prover: the H step needs %s from the host", b ? "c" : "b");
     if (gp->h_slots == 2) {
@@ -2084,18 +2151,11 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
         if ((st = g16__gpu_ntt_groth16_h_device(gp->ntt, gp->dabc, gp->dabc + n, gp->dabc + 2 * n, err)) != G16_OK)
             return st;
     }
-    if (w && a) { /* (the SpMV path uploaded it already) */
-        /* the witness crosses PCIe while the NTTs run (nothing on the device reads dw now: the
-         * previous proof's MSMs returned synchronized) */
-        g16__span sp = g16__span_begin_n("gpu.upload_witness", gp->r->num_inputs + gp->r->num_aux);
-        st = g16__gpu_upload_side(gp->gpu, gp->dw, w, (gp->r->num_inputs + gp->r->num_aux) * sizeof(g16_fr), err);
-        if (st == G16_OK && gp->hp_on && (st = h_mark(gp, HP_W_COPY, err)) == G16_OK)
-            gp->hp_w = 1;
-        g16__span_end(sp);
-        if (st != G16_OK)
-            return st;
-    }
-    if ((st = g16__gpu_sync(gp->gpu, err)) != G16_OK)
+    /* the witness crosses PCIe while the NTTs run (nothing on the device reads dw now: the
+     * previous proof's MSMs returned synchronized; the SpMV path uploaded it already) */
+    if (w && a && (st = upload_witness_side(gp, w, err)) != G16_OK)
+        return st;
+    if ((st = gp->w_pending ? g16__gpu_sync_main(gp->gpu, err) : g16__gpu_sync(gp->gpu, err)) != G16_OK)
         return st;
     h_profile_end(gp);
     if (gp->dcheck && ((st = g16__gpu_download(gp->gpu, &gp->check_bad, gp->dcheck, sizeof gp->check_bad, err)) !=
@@ -2109,6 +2169,7 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
 
 void g16__gpu_prover_drop_h(g16__gpu_prover *gp)
 {
+    (void)w_settle(gp, NULL); /* the caller may rewrite w next */
     gp->have_h = 0;
     gp->w_src = NULL;
     gp->dw_early = 0;
@@ -2285,7 +2346,7 @@ static g16_status upload_witness(g16__gpu_prover *gp, const g16_fr *w, g16_error
 {
     g16_status st = G16_OK;
     const struct g16_r1cs *r = gp->r;
-    if (w != gp->w_src) {
+    if (w != gp->w_src && (st = w_settle(gp, err)) == G16_OK) { /* (no two copies into dw at once) */
         g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
         st = g16__gpu_upload(gp->gpu, gp->dw, w, (r->num_inputs + r->num_aux) * sizeof(g16_fr), err);
         if (st == G16_OK)
@@ -2309,6 +2370,8 @@ static g16_status witness_sets(g16__gpu_prover *gp, g16__query_sums *const *out,
     g16_status st = G16_OK;
     const g16_fr *sc[SETS_MAX];
     void *o[SETS_MAX];
+    if ((st = w_settle(gp, err)) != G16_OK) /* dw's copy, left running by the H step */
+        return st;
     for (int k = 0; k < 4 && st == G16_OK; k++) {
         int q = order[k];
         if (k > 0 && (st = poll_now(gp, q, poll, poll_ctx, err)) != G16_OK)
@@ -2551,13 +2614,13 @@ g16_status g16__gpu_prover_prefetch_cancel(g16__gpu_prover *gp, g16_error *err)
 g16_status g16__gpu_prover_release_host(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                                         const g16_fr *w, g16_error *err)
 {
-    g16_status st = G16_OK;
+    g16_status st = G16_OK, ws = w_settle(gp, err); /* (the H step's witness copy may read w) */
     pthread_mutex_lock(&gp->pf_mu);
     if (gp->pf_pending && (gp->spmv ? gp->pf_w == w : (gp->pf_a == a || (gp->pf_b && gp->pf_b == b) ||
                                                         (gp->pf_c && gp->pf_c == c))))
-        st = cancel_locked(gp, err);
+        st = cancel_locked(gp, ws == G16_OK ? err : NULL);
     pthread_mutex_unlock(&gp->pf_mu);
-    return st;
+    return ws != G16_OK ? ws : st;
 }
 
 /* The copies into the spare set (the witness with the SpMV on the device, else a, b, c) and the
@@ -2653,6 +2716,8 @@ cleanup:
 void g16__gpu_prover_set_c_from_ab(g16__gpu_prover *gp, int on) { gp->c_from_ab = on; }
 
 uint64_t g16__gpu_prover_c_formed(const g16__gpu_prover *gp) { return gp->n_c_formed; }
+
+uint64_t g16__gpu_prover_w_late_count(const g16__gpu_prover *gp) { return gp->n_w_late; }
 
 int g16__gpu_prover_forms_c(const g16__gpu_prover *gp)
 {

@@ -117,8 +117,12 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len);
  * and H is the one for c = a·b. H stays on the device for the next
  * g16__gpu_prover_msms (the host vectors are only read). w, when not NULL, is the witness that
  * the next g16__gpu_prover_msms will be given: it is uploaded while the NTTs run (span
- * gpu.upload_witness inside the H step). g16__gpu_prover_h_download copies that H to the host
- * (r->n elements; for tests).
+ * gpu.upload_witness inside the H step). With G16_GPU_W_LATE (default 1; 0: the step waits for
+ * it) that copy may still run when the step returns, under msm.h: it is waited for before the
+ * witness MSMs read it (span gpu.wait_witness), and before g16__gpu_prover_drop_h,
+ * g16__gpu_prover_release_host or the next H step return; w stays unchanged and allocated until
+ * then (g16__gpu_prover_w_late_count counts those steps). g16__gpu_prover_h_download copies that
+ * H to the host (r->n elements; for tests).
  *
  * With the matrices on the device (g16__gpu_prover_spmv), a = b = c = NULL computes a, b, c there
  * from w (uploaded first, synchronously: span gpu.upload_witness) or, with w = NULL too, from the
@@ -286,6 +290,7 @@ void g16__gpu_prover_counts(const g16__gpu_prover *gp, uint64_t *prefetched, uin
  * H is g16__ntt_groth16_h's for any input. g16__gpu_prover_c_formed counts the H steps that did. */
 void g16__gpu_prover_set_c_from_ab(g16__gpu_prover *gp, int on);
 uint64_t g16__gpu_prover_c_formed(const g16__gpu_prover *gp);
+uint64_t g16__gpu_prover_w_late_count(const g16__gpu_prover *gp);
 /* 1 when every H step from a, b, c on the host forms c on the device while set_c_from_ab is on
  * (the path above, fixed at creation): the caller then needs no c on the host for those steps and
  * may pass c = NULL to g16__gpu_prover_h. c = NULL otherwise (or with set_c_from_ab off) is
