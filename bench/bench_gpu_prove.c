@@ -28,7 +28,8 @@
  * witness: "spmv (gpu)" is the device's A·w, B·w, C·w inside "H (gpu)", which then also holds the
  * witness's synchronous upload ("upload w"); run with G16_GPU_SPMV=0 and =1 for an A/B. With
  * witness MSMs in pairs, "upload w" also holds the second witnesses' uploads after msm.h and the
- * waits for those that crossed PCIe during msm.h (how many did: "of them during msm.h").
+ * waits for those that crossed PCIe during msm.h (how many did: "of them during msm.h"), and the
+ * wait for the H step's witness copy where it was left running under msm.h (G16_GPU_W_LATE).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,7 +194,7 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
                bench_span_ms("prove/prove.circuit/msm.h.gpu"), circuit_ms("msm.l.gpu"), circuit_ms("msm.a.gpu"),
                circuit_ms("msm.b_g1.gpu"), circuit_ms("msm.b_g2.gpu"),
                bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_witness") + circuit_ms("gpu.upload_witness") +
-                   w2_ms,
+                   circuit_ms("gpu.wait_witness") + w2_ms,
                bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_abc") +
                    bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.upload_a"),
                (unsigned long long)prefetched,
@@ -272,7 +273,8 @@ int main(int argc, char **argv)
            chk && !strcmp(chk, "1") ? "device" : "CPU", early_env ? early_env : "default", spmv ? spmv : "default (1)");
     printf("| log2 m | run | prove | per proof | check | spmv | spmv (gpu) | H (gpu) | H on the device: a / wait b / "
            "b / wait c / c / witness tail | msm.h | msm.l | msm.a | "
-           "msm.b_g1 | msm.b_g2 | upload w | upload a,b,c | prefetched | witness MSMs early | witness MSMs in pairs | "
+           "msm.b_g1 | msm.b_g2 | upload w (and waits for its copies) | upload a,b,c | prefetched | "
+           "witness MSMs early | witness MSMs in pairs | "
            "wait prefetch | compact a, b | "
            "assemble | GPU stage waits for synth | prover create (once) | unaccounted in prove | peak RSS GB | "
            "device GB held |\n");
