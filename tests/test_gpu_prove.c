@@ -1728,8 +1728,9 @@ static void test_gpu_prefetch_failed_wait(void **state)
 }
 #endif
 
-/* The H step's witness copy left running (G16_GPU_W_LATE, default 1): with a, b, c from the host
- * one at a time (no prefetch, no SpMV) the step returns with the copy still pending (the fake GPU
+/* The H step's witness copy left running (G16_GPU_W_LATE, default 1, where the h query is
+ * resident): with a, b, c from the host one at a time (no prefetch, no SpMV) the step returns with
+ * the copy still pending (the fake GPU
  * holds it back until something waits), the MSMs wait for it and give the CPU's sums; drop_h,
  * release_host and the next H step wait for it too, so that the caller may rewrite w after each
  * (the next circuit's sums are right). =0: the step waits for the copy, none pending after it; a
@@ -1805,8 +1806,24 @@ static void test_gpu_witness_late(void **state)
         g16__gpu_prover_destroy(gp);
         gp = NULL;
     }
+    /* the h query streamed (its chunks would queue behind the copy during msm.h): the step waits */
+    setenv("G16_GPU_W_LATE", "1", 1);
+    char *s_res = env_set("G16_GPU_RESIDENT", "b_g2");
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("gpu prover (h streamed): %s", err.msg);
+    assert_int_equal(g16__gpu_prover_h(gp, abc[2], abc[2] + n, abc[2] + 2 * n, f.w[2], &err), G16_OK);
+    expect_w_pending(0, "after the H step, h streamed");
+    g16__query_sums got;
+    assert_int_equal(g16__gpu_prover_msms(gp, &got, f.w[2], NULL, NULL, &err), G16_OK);
+    if (!g16__p1_eq(&got.h, &t.want[2].h) || !g16__p1_eq(&got.l, &t.want[2].l) || !g16__p2_eq(&got.b2, &t.want[2].b2))
+        fail_msg("h streamed: query sums differ from the CPU's");
+    assert_int_equal(g16__gpu_prover_w_late_count(gp), 0u);
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    env_restore("G16_GPU_RESIDENT", s_res);
     printf("  the H step's witness copy left running: pending after the step, waited for by the MSMs, "
-           "drop_h, release_host and the next H step; the CPU's sums; =0 waits in the step\n");
+           "drop_h, release_host and the next H step; the CPU's sums; =0, or h streamed: waited for in the "
+           "step\n");
     env_restore("G16_GPU_W_LATE", s_late);
     env_restore("G16_GPU_PREFETCH", s_pf);
     env_restore("G16_GPU_SPMV", s_spmv);

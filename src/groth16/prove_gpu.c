@@ -107,7 +107,8 @@ struct g16__gpu_prover {
     g16_fr *dw;   /* device: the witness (num_inputs + num_aux), uploaded once per proof */
     const g16_fr *w_src; /* the host witness g16__gpu_prover_h uploaded into dw for the next MSMs */
     /* The H step's witness copy left running past the step (w_late: G16_GPU_W_LATE, read once,
-     * default 1): it crosses PCIe on the side stream under msm.h, which reads neither dw nor w;
+     * default 1, where h is resident): it crosses PCIe on the side stream under msm.h, which reads
+     * neither dw nor w;
      * w_done marks its end, w_pending says it may still run. w_settle waits for it before
      * anything reads or rewrites dw and before the caller may rewrite w. n_w_late counts them. */
     int w_late, w_pending;
@@ -1533,13 +1534,15 @@ static void plan_queries(g16__gpu_prover *gp, int *spmv, int rmode, unsigned rma
 /* The resident queries' handles (res_mask). One that the allocator refuses after the plan admitted
  * it (the estimate was optimistic) means streaming them all, no error. */
 /* G16_GPU_W_LATE (default 1; 0 for A/B measurements): the H step leaves its witness copy running
- * (g16__gpu_prover_h) and the event that marks its end. */
+ * (g16__gpu_prover_h) and the event that marks its end, where the h query is resident: msm.h then
+ * leaves PCIe idle. Where h is streamed its chunks cross PCIe during msm.h on the side stream, behind
+ * the witness: they would wait for it, and the step would gain nothing. */
 static g16_status w_late_setup(g16__gpu_prover *gp, g16_error *err)
 {
     const char *env = getenv("G16_GPU_W_LATE");
     if (env && *env && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
         return g16__error(err, G16_ERR_ARG, "G16_GPU_W_LATE='%s': expected 0 or 1", env);
-    gp->w_late = !(env && !strcmp(env, "0"));
+    gp->w_late = !(env && !strcmp(env, "0")) && (gp->res_mask >> Q_H & 1);
     return gp->w_late ? g16__gpu_event_create(&gp->w_done, gp->gpu, err) : G16_OK;
 }
 
