@@ -1731,8 +1731,8 @@ static void test_gpu_prefetch_failed_wait(void **state)
 /* The H step's witness copy left running (G16_GPU_W_LATE, default 1, where the h query is
  * resident): with a, b, c from the host one at a time (no prefetch, no SpMV) the step returns with
  * the copy still pending (the fake GPU
- * holds it back until something waits), the MSMs wait for it and give the CPU's sums; drop_h,
- * release_host and the next H step wait for it too, so that the caller may rewrite w after each
+ * holds it back until something waits), the MSMs wait for it and give the CPU's sums; msm_h,
+ * drop_h, release_host and the next H step wait for it too, so that the caller may rewrite w after each
  * (the next circuit's sums are right). =0: the step waits for the copy, none pending after it; a
  * value other than 0 or 1 is refused at creation. */
 static void expect_w_pending(size_t want, const char *what)
@@ -1782,11 +1782,20 @@ static void test_gpu_witness_late(void **state)
         }
         assert_int_equal(g16__gpu_prover_w_late_count(gp), late ? 3u : 0u);
         /* a proof that ends after its H step: drop_h or release_host waits, then w is rewritten
-         * (circuit 1's witness in circuit 0's buffer) and proved; or the next H step waits */
-        for (int how = 0; how < 3; how++) {
+         * (circuit 1's witness in circuit 0's buffer) and proved; or the next H step waits; or
+         * msm.h alone does */
+        for (int how = 0; how < 4; how++) {
             memcpy(w_keep, f.w[0], nw * sizeof *w_keep);
             assert_int_equal(g16__gpu_prover_h(gp, abc[0], abc[0] + n, abc[0] + 2 * n, f.w[0], &err), G16_OK);
             expect_w_pending((size_t)late, "after the H step");
+            if (how == 3) { /* msm.h alone (its witness MSMs ran early): the copy is not needed */
+                g16_p1 hsum;
+                assert_int_equal(g16__gpu_prover_msm_h(gp, &hsum, NULL, NULL, &err), G16_OK);
+                expect_w_pending(0, "after msm_h");
+                if (!g16__p1_eq(&hsum, &t.want[0].h))
+                    fail_msg("G16_GPU_W_LATE=%d: msm.h alone differs from the CPU's", late);
+                continue;
+            }
             if (how == 1)
                 assert_int_equal(g16__gpu_prover_release_host(gp, abc[0], abc[0] + n, abc[0] + 2 * n, f.w[0], &err),
                                  G16_OK);
@@ -1822,8 +1831,8 @@ static void test_gpu_witness_late(void **state)
     gp = NULL;
     env_restore("G16_GPU_RESIDENT", s_res);
     printf("  the H step's witness copy left running: pending after the step, waited for by the MSMs, "
-           "drop_h, release_host and the next H step; the CPU's sums; =0, or h streamed: waited for in the "
-           "step\n");
+           "msm_h, drop_h, release_host and the next H step; the CPU's sums; =0, or h streamed: waited for in "
+           "the step\n");
     env_restore("G16_GPU_W_LATE", s_late);
     env_restore("G16_GPU_PREFETCH", s_pf);
     env_restore("G16_GPU_SPMV", s_spmv);

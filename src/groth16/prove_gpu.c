@@ -108,9 +108,9 @@ struct g16__gpu_prover {
     const g16_fr *w_src; /* the host witness g16__gpu_prover_h uploaded into dw for the next MSMs */
     /* The H step's witness copy left running past the step (w_late: G16_GPU_W_LATE, read once,
      * default 1, where h is resident): it crosses PCIe on the side stream under msm.h, which reads
-     * neither dw nor w;
-     * w_done marks its end, w_pending says it may still run. w_settle waits for it before
-     * anything reads or rewrites dw and before the caller may rewrite w. n_w_late counts them. */
+     * neither dw nor w; w_done marks its end, w_pending says it may still run. w_settle waits for
+     * it before anything reads or rewrites dw and before the caller may rewrite w. n_w_late counts
+     * those steps. */
     int w_late, w_pending;
     g16__gpu_event *w_done;
     uint64_t n_w_late;
@@ -1531,8 +1531,6 @@ static void plan_queries(g16__gpu_prover *gp, int *spmv, int rmode, unsigned rma
     gp->resident = gp->res_mask == Q_ALL;
 }
 
-/* The resident queries' handles (res_mask). One that the allocator refuses after the plan admitted
- * it (the estimate was optimistic) means streaming them all, no error. */
 /* G16_GPU_W_LATE (default 1; 0 for A/B measurements): the H step leaves its witness copy running
  * (g16__gpu_prover_h) and the event that marks its end, where the h query is resident: msm.h then
  * leaves PCIe idle. Where h is streamed its chunks cross PCIe during msm.h on the side stream, behind
@@ -1546,6 +1544,8 @@ static g16_status w_late_setup(g16__gpu_prover *gp, g16_error *err)
     return gp->w_late ? g16__gpu_event_create(&gp->w_done, gp->gpu, err) : G16_OK;
 }
 
+/* The resident queries' handles (res_mask). One that the allocator refuses after the plan admitted
+ * it (the estimate was optimistic) means streaming them all, no error. */
 static g16_status res_create(g16__gpu_prover *gp, g16_error *err)
 {
     g16_status st = G16_OK;
@@ -2008,9 +2008,10 @@ static g16_status w_settle(g16__gpu_prover *gp, g16_error *err)
 
 /* w into dw on the side stream while the H step's transforms run (span gpu.upload_witness,
  * enqueued only). With gp->w_late the copy may outlast the step: w_done is recorded after it and
- * the step waits for the main stream alone (w_pending); at 2^27 the 4.3 GB copy follows b's on
- * PCIe and can end after the transforms. Else the step's final sync waits for it, marked in the
- * profile (HP_W_COPY). */
+ * the step waits for the main stream alone (w_pending). It follows b's copy on PCIe: at 2^27 the
+ * two take 8.6 GB, under the transforms' 259 ms on an H100's host (~50 GB/s) but not on a PCIe 4
+ * host (~25 GB/s: ~340 ms). Else the step's final sync waits for it, marked in the profile
+ * (HP_W_COPY). */
 static g16_status upload_witness_side(g16__gpu_prover *gp, const g16_fr *w, g16_error *err)
 {
     size_t nw = gp->r->num_inputs + gp->r->num_aux;
@@ -2587,7 +2588,10 @@ g16_status g16__gpu_prover_msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll
      * as a rule the next circuit's early witness MSMs (G16_GPU_EARLY_W=2; a guess either way: a
      * wrong one costs one chunk uploaded on the spot) */
     gp->w_after_h = !gp->pair;
-    return msm_h(gp, out, poll, poll_ctx, err);
+    g16_status st = msm_h(gp, out, poll, poll_ctx, err);
+    /* a witness the H step copied is not used: no copy left running */
+    g16_status ws = w_settle(gp, st == G16_OK ? err : NULL);
+    return st != G16_OK ? st : ws;
 }
 
 uint64_t g16__gpu_prover_early_count(const g16__gpu_prover *gp) { return gp->n_early; }

@@ -117,11 +117,11 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len);
  * and H is the one for c = a·b. H stays on the device for the next
  * g16__gpu_prover_msms (the host vectors are only read). w, when not NULL, is the witness that
  * the next g16__gpu_prover_msms will be given: it is uploaded while the NTTs run (span
- * gpu.upload_witness inside the H step). With G16_GPU_W_LATE (default 1; 0: the step waits for
- * it) that copy may still run when the step returns, under msm.h: it is waited for before the
- * witness MSMs read it (span gpu.wait_witness), and before g16__gpu_prover_drop_h,
- * g16__gpu_prover_release_host or the next H step return; w stays unchanged and allocated until
- * then (g16__gpu_prover_w_late_count counts those steps). g16__gpu_prover_h_download copies that
+ * gpu.upload_witness inside the H step). Where the h query is resident, with G16_GPU_W_LATE
+ * (default 1; 0: the step waits for it), that copy may still run when the step returns, under
+ * msm.h: it is waited for before the witness MSMs read it (span gpu.wait_witness), and before
+ * g16__gpu_prover_msm_h, _drop_h, _release_host or the next H step return; w stays unchanged and
+ * allocated until then (g16__gpu_prover_w_late_count counts those steps). g16__gpu_prover_h_download copies that
  * H to the host (r->n elements; for tests).
  *
  * With the matrices on the device (g16__gpu_prover_spmv), a = b = c = NULL computes a, b, c there
