@@ -1728,13 +1728,7 @@ static void test_gpu_prefetch_failed_wait(void **state)
 }
 #endif
 
-/* The H step's witness copy left running (G16_GPU_W_LATE, default 1, where the h query is
- * resident): with a, b, c from the host one at a time (no prefetch, no SpMV) the step returns with
- * the copy still pending (the fake GPU
- * holds it back until something waits), the MSMs wait for it and give the CPU's sums; msm_h,
- * drop_h, release_host and the next H step wait for it too, so that the caller may rewrite w after each
- * (the next circuit's sums are right). =0: the step waits for the copy, none pending after it; a
- * value other than 0 or 1 is refused at creation. */
+/* The side copies the fake GPU holds back (none known on a real card). */
 static void expect_w_pending(size_t want, const char *what)
 {
 #ifdef G16_FAKE_GPU
@@ -1746,6 +1740,13 @@ static void expect_w_pending(size_t want, const char *what)
 #endif
 }
 
+/* The H step's witness copy left running (G16_GPU_W_LATE, default 1, where the h query is
+ * resident): with a, b, c from the host one at a time (no prefetch, no SpMV) the step returns with
+ * the copy still pending (the fake GPU holds it back until something waits), the MSMs wait for it
+ * and give the CPU's sums; msm_h, drop_h, release_host and the next H step wait for it too, so
+ * that the caller may rewrite w after each (the next circuit's sums are right). =0, or the h query
+ * streamed: the step waits for the copy, none pending after it; a value other than 0 or 1 is
+ * refused at creation. */
 static void test_gpu_witness_late(void **state)
 {
     (void)state;
