@@ -12,6 +12,7 @@
 #include "testutil.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1475,6 +1476,7 @@ static void test_gpu_prefetch_a(void **state)
     char desc[512];
     char *saved_spmv = env_set("G16_GPU_SPMV", "0");
     char *saved = env_set("G16_GPU_PREFETCH", "a");
+    char *saved3 = env_set("G16_GPU_A_SLOT3", "0"); /* (the first vector alone; the third: test_gpu_a_slot3) */
     g16__gpu_prover *gp = NULL;
     if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
         fail_msg("gpu prover: %s", err.msg);
@@ -1527,10 +1529,141 @@ static void test_gpu_prefetch_a(void **state)
     }
     g16__gpu_prover_destroy(gp);
     gp = NULL;
+    env_restore("G16_GPU_A_SLOT3", saved3);
     env_restore("G16_GPU_PREFETCH", saved);
     env_restore("G16_GPU_SPMV", saved_spmv);
     printf("  a slot: copied after msm.h only, taken, waited for under another a, released, left at destroy; "
            "H and sums = CPU each time\n");
+    three_free(&t);
+    fixture_free(&f);
+}
+
+/* One prover through three circuits with the a slot in the first and third vectors (keep: c formed
+ * as a·b, not read), as test_gpu_a_slot3 says. */
+static void a_slot3_run(const fixture *f, const three_circuits *t, int keep)
+{
+    size_t n = f->r->n;
+    g16_fr *const *abc = t->abc;
+    g16_error err = {0, ""};
+    char desc[512];
+    g16__gpu_prover *gp = NULL;
+    if (g16__gpu_prover_create(&gp, 0, f->p, f->r, &err) != G16_OK)
+        fail_msg("gpu prover: %s", err.msg);
+    g16__gpu_prover_set_c_from_ab(gp, keep);
+    g16__gpu_prover_describe(gp, desc, sizeof desc);
+    printf("  %s\n", desc);
+    assert_non_null(strstr(desc, "next circuit's a copied once ready (the first and third vectors take turns)"));
+    assert_int_equal(g16__gpu_prover_prefetch_early(gp, abc[1], abc[1] + n, abc[1] + 2 * n, NULL, &err), G16_OK);
+    expect_counts(gp, 0, 0, 0, "prefetch_early before any H step");
+    /* circuit 0: uploads; its H in the first vector, circuit 1's a into the third meanwhile */
+    assert_int_equal(g16__gpu_prover_h(gp, abc[0], abc[0] + n, abc[0] + 2 * n, f->w[0], &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_prefetch_early(gp, abc[1], abc[1] + n, abc[1] + 2 * n, NULL, &err), G16_OK);
+    expect_counts(gp, 1, 0, 1, "prefetch_early while circuit 0's H waits for msm.h");
+    for (int i = 0; i < 3; i++) {
+        g16__query_sums got;
+        if (i > 0 && g16__gpu_prover_h(gp, abc[i], abc[i] + n, abc[i] + 2 * n, f->w[i], &err) != G16_OK)
+            fail_msg("circuit %d: H step: %s", i, err.msg);
+        g16_fr *h = malloc(n * sizeof *h);
+        assert_non_null(h);
+        memset(h, 0xa5, n * sizeof *h);
+        assert_int_equal(g16__gpu_prover_h_download(gp, h, &err), G16_OK);
+        if (memcmp(h, t->want_h[i], n * sizeof *h) != 0)
+            fail_msg("keep %d, circuit %d: H differs from the CPU's", keep, i);
+        free(h);
+        if (i == 1) { /* its H in the third vector: a poll before msm.h copies circuit 2's a into the first */
+            assert_int_equal(g16__gpu_prover_prefetch(gp, abc[2], abc[2] + n, abc[2] + 2 * n, NULL, &err), G16_OK);
+            expect_counts(gp, 2, 1, 1, "a poll before circuit 1's msm.h");
+        }
+        if (g16__gpu_prover_msms(gp, &got, f->w[i], NULL, NULL, &err) != G16_OK)
+            fail_msg("keep %d, circuit %d: MSMs: %s", keep, i, err.msg);
+        if (!g16__p1_eq(&got.h, &t->want[i].h) || !g16__p1_eq(&got.l, &t->want[i].l) ||
+            !g16__p1_eq(&got.a, &t->want[i].a) || !g16__p1_eq(&got.b1, &t->want[i].b1) ||
+            !g16__p2_eq(&got.b2, &t->want[i].b2))
+            fail_msg("keep %d, circuit %d: query sums differ from the CPU's", keep, i);
+    }
+    expect_counts(gp, 2, 2, 1, "after three circuits");
+    assert_int_equal(g16__gpu_prover_c_formed(gp), keep ? 3u : 0u);
+    g16__gpu_prover_destroy(gp);
+}
+
+/* The synth thread's side of a_slot3_stress: offers the next circuit's a until told to stop. */
+typedef struct {
+    g16__gpu_prover *gp;
+    const three_circuits *t;
+    size_t n;
+    int next; /* atomic: the circuit whose a to offer */
+    int stop; /* atomic */
+} offer_ctx;
+
+static void *offer_main(void *arg)
+{
+    offer_ctx *o = arg;
+    while (!__atomic_load_n(&o->stop, __ATOMIC_ACQUIRE)) {
+        const g16_fr *a = o->t->abc[__atomic_load_n(&o->next, __ATOMIC_ACQUIRE)];
+        if (g16__gpu_prover_prefetch_early(o->gp, a, a + o->n, a + 2 * o->n, NULL, NULL) != G16_OK)
+            break;
+    }
+    return NULL;
+}
+
+/* Another thread offers the next circuit's a (prefetch_early) all the time while this one runs
+ * nine circuits: no copy may land in a vector an H step uses (the fake GPU's race check), and
+ * every H and sum stays the CPU's. */
+static void a_slot3_stress(const fixture *f, const three_circuits *t)
+{
+    size_t n = f->r->n;
+    g16_error err = {0, ""};
+    offer_ctx o = {NULL, t, n, 0, 0};
+    if (g16__gpu_prover_create(&o.gp, 0, f->p, f->r, &err) != G16_OK)
+        fail_msg("gpu prover: %s", err.msg);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, offer_main, &o), 0);
+    for (int k = 0; k < 9; k++) {
+        int i = k % 3;
+        __atomic_store_n(&o.next, (i + 1) % 3, __ATOMIC_RELEASE);
+        run_circuit(o.gp, f, t->abc[i], f->w[i], t->want_h[i], &t->want[i], NULL, "a offered all the time");
+    }
+    __atomic_store_n(&o.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    uint64_t issued = 0, used = 0;
+    g16__gpu_prover_counts(o.gp, &issued, &used, NULL);
+    printf("  a offered by another thread all the time: %llu copies, %llu taken over 9 circuits; H and sums = "
+           "CPU\n", (unsigned long long)issued, (unsigned long long)used);
+    assert_true(used >= 1);
+    g16__gpu_prover_destroy(o.gp);
+}
+
+/* The a slot in the first and third vectors (all five resident, the compacted scalars in the
+ * second): once an H step has left H in the first, the synth thread's prefetch_early copies the
+ * next a into the third (none before the first H step), the next H step takes it there and leaves
+ * its H there (H and sums the CPU's, c read or formed); a poll before that circuit's msm.h then
+ * copies the next a into the first, which the step after takes; the same with another thread
+ * offering the next a all the time. G16_GPU_A_SLOT3 takes 0 or 1 only. */
+static void test_gpu_a_slot3(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    three_circuits t;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_BITS, 5000, 3);
+    three_make(&t, &f);
+    char *saved_spmv = env_set("G16_GPU_SPMV", "0"), *saved = env_set("G16_GPU_PREFETCH", "a");
+    char *saved3 = env_set("G16_GPU_A_SLOT3", "third");
+    g16__gpu_prover *gp = NULL;
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_ERR_ARG);
+    assert_non_null(strstr(err.msg, "G16_GPU_A_SLOT3"));
+    assert_null(gp);
+    setenv("G16_GPU_A_SLOT3", "1", 1);
+    a_slot3_run(&f, &t, 0);
+    a_slot3_run(&f, &t, 1);
+    a_slot3_stress(&f, &t);
+    env_restore("G16_GPU_A_SLOT3", saved3);
+    env_restore("G16_GPU_PREFETCH", saved);
+    env_restore("G16_GPU_SPMV", saved_spmv);
+    printf("  a slot in two vectors: the second circuit's a copied while the first's H waits for msm.h, the "
+           "third's before the second's msm.h; H and sums = CPU, c read or formed\n");
     three_free(&t);
     fixture_free(&f);
 }
@@ -1581,6 +1714,7 @@ static void test_gpu_prefetch_a_partial(void **state)
     char *saved_spmv = env_set("G16_GPU_SPMV", "0"), *saved_res = env_set("G16_GPU_RESIDENT", "");
     char *saved_pf = env_set("G16_GPU_PREFETCH", "a"); /* (all five resident: else the spare set) */
     char *saved_pair = env_set("G16_GPU_PAIR", "0");     /* (witness MSMs in pairs take the slot's vector) */
+    char *saved3 = env_set("G16_GPU_A_SLOT3", "0"); /* (the first vector's rule; the third's: test_gpu_a_slot3) */
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         g16__gpu_prover *gp = NULL;
         setenv("G16_GPU_RESIDENT", cases[k].resident, 1);
@@ -1658,6 +1792,7 @@ static void test_gpu_prefetch_a_partial(void **state)
     assert_true(taken <= issued);
     free(cpu);
     free(gpu);
+    env_restore("G16_GPU_A_SLOT3", saved3);
     env_restore("G16_GPU_PAIR", saved_pair);
     env_restore("G16_GPU_RESIDENT", saved_res);
     env_restore("G16_GPU_SPMV", saved_spmv);
@@ -1882,7 +2017,9 @@ static void test_gpu_prefetch_batch(void **state)
                                   : a_slot ? "prove/prove.circuit/gpu.prefetch_a"
                                            : "prove/prove.circuit/gpu.prefetch_abc";
             /* a root: the synth thread has no parent span */
-            const char *pf_synth = spmv ? "prove.prefetch/gpu.prefetch_w" : "prove.prefetch/gpu.prefetch_abc";
+            const char *pf_synth = spmv     ? "prove.prefetch/gpu.prefetch_w"
+                                   : a_slot ? "prove.prefetch/gpu.prefetch_a"
+                                            : "prove.prefetch/gpu.prefetch_abc";
             uint64_t used = span_count("prove/prove.circuit/ntt.h.gpu/gpu.wait_prefetch");
             uint64_t uploaded = span_count(up) + one_at_a_time;
             /* issued by the GPU stage's polls or, as soon as the slot is ready, by the synth thread */
@@ -2564,7 +2701,7 @@ static void test_gpu_mem_limit(void **state)
     assert_true(g16__gpu_prover_resident(gp));
     assert_non_null(strstr(desc, "MSMs in pieces of up to"));
     assert_non_null(strstr(desc, "no a/b/c prefetch (its spare set would shrink the MSM pieces)"));
-    assert_non_null(strstr(desc, "next circuit's a copied during the witness MSMs"));
+    assert_non_null(strstr(desc, "next circuit's a copied"));
     assert_int_equal(g16__gpu_prover_prefetch_mode(gp), G16__GPU_PF_A);
     g16__gpu_prover_destroy(gp);
     gp = NULL;
@@ -3104,6 +3241,7 @@ int main(void)
         cmocka_unit_test(test_gpu_prefetch),
         cmocka_unit_test(test_gpu_prefetch_a),
         cmocka_unit_test(test_gpu_prefetch_a_partial),
+        cmocka_unit_test(test_gpu_a_slot3),
 #ifdef G16_FAKE_GPU
         cmocka_unit_test(test_gpu_prefetch_failed_wait),
 #endif

@@ -742,8 +742,8 @@ static g16_status prefetch_early(pipe_ctx *pc, int slot, size_t nfilled, g16_err
 {
     h_buffers *hb = &pc->wk->hb[slot];
     g16__gpu_prover *gp = pc->wk->gp;
-    int mode = gp ? g16__gpu_prover_prefetch_mode(gp) : G16__GPU_PF_OFF; /* (the a slot: the polls only) */
-    if (nfilled == 0 || !gp || !slot_prefetchable(gp, hb) || (mode != G16__GPU_PF_SPARE && mode != G16__GPU_PF_WAIT) ||
+    int mode = gp ? g16__gpu_prover_prefetch_mode(gp) : G16__GPU_PF_OFF; /* (the a slot: the prover decides) */
+    if (nfilled == 0 || !gp || !slot_prefetchable(gp, hb) || mode == G16__GPU_PF_OFF ||
         __atomic_load_n(&pc->b->failed, __ATOMIC_ACQUIRE))
         return G16_OK;
     g16__span sp = g16__span_begin_n("prove.prefetch", pc->idx[slot]);

@@ -78,6 +78,15 @@ struct g16__gpu_prover {
     int pf_pending;
     const g16_fr *pf_a, *pf_b, *pf_c, *pf_w;
     g16__gpu_event *pf_done;
+    /* The a slot in two vectors (slot_target): dh holds the last H step's H (the first vector, or
+     * the third where that step took its a from there); pf_v is where the pending a slot's copy
+     * goes. slot3: the third vector is free between H steps (the compacted scalars fit in the
+     * second) and all five queries are resident (G16_GPU_A_SLOT3=0 turns it off), so the slot
+     * may be filled while H waits in the first for msm.h, by a poll or by the synth thread
+     * (g16__gpu_prover_prefetch_early) as soon as the next circuit is ready. pf_open (pf_mu): no
+     * H step runs, the synth thread may copy. */
+    g16_fr *dh, *pf_v;
+    int slot3, pf_open;
     uint64_t n_prefetched, n_prefetch_used, n_uploaded, n_early, n_paired;
     /* Witness MSMs in pairs (prove_gpu.h, g16__gpu_prover_msms_next): on when some witness query
      * is streamed and the H step's three vectors hold a second witness and both circuits'
@@ -936,6 +945,7 @@ static g16_status vectors_create(g16__gpu_prover *gp, g16_error *err)
                              err)) != G16_OK ||
         (st = g16__gpu_alloc(gp->gpu, (void **)&gp->dw, (nw ? nw : 1) * sizeof(g16_fr), "witness", err)) != G16_OK)
         goto cleanup;
+    gp->dh = gp->dabc;
     if (!gp->dscal_own)
         gp->dscal = gp->dabc + n;
     else if ((st = g16__gpu_alloc(gp->gpu, (void **)&gp->dscal, nscal * sizeof(g16_fr), "a / b query scalars",
@@ -1046,12 +1056,18 @@ static g16_status a_slot_setup(g16__gpu_prover *gp, int want, g16_error *err)
         gp->pf_mode = G16__GPU_PF_OFF;
         return G16_OK;
     }
+    const char *env = getenv("G16_GPU_A_SLOT3");
+    if (env && *env && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_A_SLOT3='%s': expected 0 or 1", env);
+    size_t nscal = gp->p->n_a > gp->p->n_b_g1 ? gp->p->n_a : gp->p->n_b_g1;
+    /* (all five resident: no streamed chunk shares PCIe with a copy during msm.h) */
+    gp->slot3 = !(env && !strcmp(env, "0")) && (gp->dscal_own || nscal <= gp->r->n) && gp->res_mask == Q_ALL;
     g16_status st = g16__gpu_event_create(&gp->pf_done, gp->gpu, err);
     if (st != G16_OK)
         return st;
     gp->pf_mode = G16__GPU_PF_A;
-    snprintf(gp->pf_note + len, sizeof gp->pf_note - len, "%snext circuit's a copied during the witness MSMs",
-             len ? "; " : "");
+    snprintf(gp->pf_note + len, sizeof gp->pf_note - len, "%snext circuit's a copied %s", len ? "; " : "",
+             gp->slot3 ? "once ready (the first and third vectors take turns)" : "during the witness MSMs");
     return G16_OK;
 }
 
@@ -1807,6 +1823,21 @@ static g16_status upload_abc(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     return st;
 }
 
+/* Where the a slot copies the next circuit's a: the third vector while the first holds H, or held
+ * it last (slot3), else the first (a's home; there only once msm.h has read H). */
+static g16_fr *slot_target(const g16__gpu_prover *gp)
+{
+    return gp->slot3 && gp->dh == gp->dabc ? gp->dabc + 2 * gp->r->n : gp->dabc;
+}
+
+/* pf_open under pf_mu (the synth thread reads it there). */
+static void set_pf_open(g16__gpu_prover *gp, int open)
+{
+    pthread_mutex_lock(&gp->pf_mu);
+    gp->pf_open = open;
+    pthread_mutex_unlock(&gp->pf_mu);
+}
+
 /* The pending prefetch holds exactly these host inputs (pf_mu held): the witness with the SpMV on
  * the device, else a, b, c. */
 static int pf_holds(const g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c, const g16_fr *w)
@@ -2064,6 +2095,12 @@ static g16_status h_overlapped(g16__gpu_prover *gp, const g16_fr *a, const g16_f
         take = pf_holds(gp, a, b, c, NULL);
         st = take ? take_prefetch_locked(gp, NULL, NULL, n, err) : cancel_locked(gp, err);
     }
+    if (take && st == G16_OK && gp->pf_v != gp->dabc) { /* a in the third vector: b into the first, c the second */
+        da = gp->pf_v;
+        db = gp->dabc;
+        dc = gp->dabc + n;
+    }
+    gp->dh = da; /* (under pf_mu: slot_target reads it there) */
     pthread_mutex_unlock(&gp->pf_mu);
     int keep = gp->c_from_ab && gp->c_ab_env;
     if (st == G16_OK && !take)
@@ -2133,6 +2170,8 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     gp->dw_early = 0; /* used now, or left behind by this step's upload */
     gp->check_bad = UINT64_MAX;
     gp->hp_on = 0;
+    set_pf_open(gp, 0); /* (the step uses all the vectors) */
+    gp->dh = gp->dabc;  /* (h_overlapped may choose the third) */
     if ((st = w_settle(gp, err)) != G16_OK) /* (a caller that skipped the MSMs and drop_h) */
         return st;
     if (a && (!b || (!c && !(gp->c_from_ab && g16__gpu_prover_forms_c(gp)))))
@@ -2148,6 +2187,7 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
         st = a ? h_inputs_host(gp, a, b, c, err) : h_inputs_spmv(gp, w, dw_early, err);
         if (st != G16_OK)
             return st;
+        gp->dh = gp->dabc; /* (after a take of the spare set, which swaps the two) */
         /* the rows' check before the NTTs transform a, b, c in place (same stream) */
         if (gp->dcheck && (st = g16__gpu_check_products(gp->gpu, gp->dabc, gp->dabc + n, gp->dabc + 2 * n,
                                                         gp->r->num_constraints, gp->dcheck, err)) != G16_OK)
@@ -2168,6 +2208,7 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
         return st;
     gp->w_src = w;
     gp->have_h = 1; /* (a failing row: the caller decides, g16__gpu_prover_drop_h) */
+    set_pf_open(gp, 1);
     return G16_OK;
 }
 
@@ -2183,7 +2224,7 @@ g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error 
 {
     if (!gp->have_h)
         return g16__error(err, G16_ERR_ARG, "gpu prover: no H on the device");
-    g16_status st = g16__gpu_download(gp->gpu, h, gp->dabc, gp->r->n * sizeof(g16_fr), err);
+    g16_status st = g16__gpu_download(gp->gpu, h, gp->dh, gp->r->n * sizeof(g16_fr), err);
     return st == G16_OK ? g16__gpu_sync(gp->gpu, err) : st;
 }
 
@@ -2417,7 +2458,7 @@ static g16_status msm_h(g16__gpu_prover *gp, g16_p1 *out, g16__gpu_poll_fn poll,
         return g16__error(err, G16_ERR_ARG, "gpu prover: the MSMs need the H step first");
     if ((st = poll_now(gp, Q_H, poll, poll_ctx, err)) != G16_OK)
         return st;
-    st = q_run(gp, Q_H, out, gp->dabc, err);
+    st = q_run(gp, Q_H, out, gp->dh, err);
     gp->have_h = 0; /* from here on dscal may overwrite the H step's vectors */
     gp->next_q = Q_COUNT; /* (the MSMs' next poll says which comes next) */
     return st;
@@ -2647,7 +2688,8 @@ static g16_status enqueue_locked(g16__gpu_prover *gp, const g16_fr *a, const g16
     if (gp->spmv) {
         st = g16__gpu_upload_side_nowait(gp->gpu, gp->dw_spare, w, nw * sizeof(g16_fr), err);
     } else if (a_slot) {
-        st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc, a, bytes, err);
+        gp->pf_v = slot_target(gp);
+        st = g16__gpu_upload_side_nowait(gp->gpu, gp->pf_v, a, bytes, err);
     } else {
         st = g16__gpu_upload_side_nowait(gp->gpu, gp->dabc_spare, a, bytes, err);
         if (st == G16_OK)
@@ -2683,6 +2725,9 @@ g16_status g16__gpu_prover_prefetch_early(g16__gpu_prover *gp, const g16_fr *a, 
      * not free, the GPU stage's polls will do it */
     if ((gp->pf_mode == G16__GPU_PF_SPARE || gp->pf_mode == G16__GPU_PF_WAIT) && !gp->pf_pending)
         st = enqueue_locked(gp, a, b, c, w, err);
+    /* the a slot in the vector msm.h does not read, between two H steps (slot_target) */
+    else if (gp->pf_mode == G16__GPU_PF_A && gp->slot3 && gp->pf_open && !gp->pf_pending && a)
+        st = enqueue_locked(gp, a, b, c, w, err);
     pthread_mutex_unlock(&gp->pf_mu);
     return st;
 }
@@ -2695,8 +2740,9 @@ g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const 
     if (!gp->pf_mode || pf_holds(gp, a, b, c, w))
         goto cleanup;
     /* the a slot: the first vector holds the current circuit's H until msm.h has read it; the copy
-     * waits for the resident witness MSMs (a_from) */
-    if (gp->pf_mode == G16__GPU_PF_A && (gp->have_h || !a || gp->next_q < gp->a_from))
+     * waits for the resident witness MSMs (a_from). slot3: the third vector takes it meanwhile,
+     * from msm.h on (all five resident) */
+    if (gp->pf_mode == G16__GPU_PF_A && (!a || (!gp->slot3 && (gp->have_h || gp->next_q < gp->a_from))))
         goto cleanup;
     /* Both streams drained first: a previous prefetch's copies (side stream) and any work still
      * enqueued on the main stream (none between the synchronous MSMs; after an error, possibly

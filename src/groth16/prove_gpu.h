@@ -242,8 +242,15 @@ int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp);
  * the MSMs left are of resident queries (its polls before: a no-op). It crosses PCIe while those
  * witness MSMs run, which need none, and the next H step starts with its transforms instead of the
  * copy (span gpu.upload_a: ~80 ms per 2^27 circuit on an H100 80GB, bench/RESULTS.md
- * "twenty-first"). No memory beyond the H step's own vectors. Not from
- * g16__gpu_prover_prefetch_early (the first vector is busy until msm.h). */
+ * "twenty-first"). No memory beyond the H step's own vectors. Where all five queries are resident
+ * and the compacted a / b scalars fit in the second vector, the third is free between H steps too
+ * (G16_GPU_A_SLOT3=0: not used):
+ * the slot goes there while the first holds H (and the step after it leaves its H in the third,
+ * the first then taking the next copy), so it may be filled from the end of an H step on: by the
+ * polls, msm.h's included, and by
+ * g16__gpu_prover_prefetch_early as soon as the next circuit is ready. That serves the second
+ * circuit of a batch too, whose predecessor ran its witness MSMs early (~90 ms of a synchronous
+ * upload per batch at 2^27, bench/RESULTS.md "thirty-first"). */
 #define G16__GPU_PF_A 3
 
 /* The prefetch functions take the next H step's host inputs: a, b, c, or with the SpMV on the
@@ -265,7 +272,8 @@ g16_status g16__gpu_prover_prefetch(g16__gpu_prover *gp, const g16_fr *a, const 
  * soon as a circuit's a, b, c are final), without waiting for any stream: enqueues only when no
  * prefetch is pending, since then the spare set is free (its last circuit finished before the
  * caller could refill the slot; a pending prefetch is the current circuit's, not taken yet, and
- * the GPU stage's polls handle the next one). At 2^26 the next slot is ready during msm.h, after
+ * the GPU stage's polls handle the next one; the a slot: only between two H steps, into the vector
+ * msm.h does not read, see G16__GPU_PF_A). At 2^26 the next slot is ready during msm.h, after
  * the first poll: a poll-only prefetch then overlapped msm.l alone and msm.l's cudaFree waited for
  * the copies (H200, 2026-12-02: upload a,b,c 544 -> 118 ms per batch of 4, msm.l 212 -> 572 ms). */
 g16_status g16__gpu_prover_prefetch_early(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
