@@ -244,13 +244,12 @@ int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp);
  * copy (span gpu.upload_a: ~80 ms per 2^27 circuit on an H100 80GB, bench/RESULTS.md
  * "twenty-first"). No memory beyond the H step's own vectors. Where all five queries are resident
  * and the compacted a / b scalars fit in the second vector, the third is free between H steps too
- * (G16_GPU_A_SLOT3=0: not used):
- * the slot goes there while the first holds H (and the step after it leaves its H in the third,
- * the first then taking the next copy), so it may be filled from the end of an H step on: by the
- * polls, msm.h's included, and by
- * g16__gpu_prover_prefetch_early as soon as the next circuit is ready. That serves the second
- * circuit of a batch too, whose predecessor ran its witness MSMs early (~90 ms of a synchronous
- * upload per batch at 2^27, bench/RESULTS.md "thirty-first"). */
+ * (G16_GPU_A_SLOT3=0: not used): the slot goes there while the first holds H (and the step after
+ * it leaves its H in the third, the first then taking the next copy), so it may be filled from the
+ * end of an H step on: by the polls, msm.h's included, and by g16__gpu_prover_prefetch_early as
+ * soon as the next circuit is ready. That serves the second circuit of a batch too, whose
+ * predecessor ran its witness MSMs early (~90 ms of a synchronous upload per batch at 2^27,
+ * bench/RESULTS.md "thirty-first"). */
 #define G16__GPU_PF_A 3
 
 /* The prefetch functions take the next H step's host inputs: a, b, c, or with the SpMV on the
