@@ -1258,6 +1258,13 @@ static g16_status poll_prefetch(void *ctx, g16_error *err)
 /* One circuit through the prover: the H step from host vectors abc (3n elements; w uploaded with
  * it), H compared with want_h, the MSMs (prefetching next's a, b, c at every poll when next is not
  * NULL) compared with the CPU's sums. */
+static void expect_sums(const g16__query_sums *got, const g16__query_sums *want, const char *what)
+{
+    if (!g16__p1_eq(&got->h, &want->h) || !g16__p1_eq(&got->l, &want->l) || !g16__p1_eq(&got->a, &want->a) ||
+        !g16__p1_eq(&got->b1, &want->b1) || !g16__p2_eq(&got->b2, &want->b2))
+        fail_msg("%s: query sums differ from the CPU's", what);
+}
+
 static void run_circuit(g16__gpu_prover *gp, const fixture *f, const g16_fr *abc, const g16_fr *w,
                         const g16_fr *want_h, const g16__query_sums *want, const g16_fr *next, const char *what)
 {
@@ -1576,10 +1583,9 @@ static void a_slot3_run(const fixture *f, const three_circuits *t, int keep)
         }
         if (g16__gpu_prover_msms(gp, &got, f->w[i], NULL, NULL, &err) != G16_OK)
             fail_msg("keep %d, circuit %d: MSMs: %s", keep, i, err.msg);
-        if (!g16__p1_eq(&got.h, &t->want[i].h) || !g16__p1_eq(&got.l, &t->want[i].l) ||
-            !g16__p1_eq(&got.a, &t->want[i].a) || !g16__p1_eq(&got.b1, &t->want[i].b1) ||
-            !g16__p2_eq(&got.b2, &t->want[i].b2))
-            fail_msg("keep %d, circuit %d: query sums differ from the CPU's", keep, i);
+        char what[64];
+        snprintf(what, sizeof what, "keep %d, circuit %d", keep, i);
+        expect_sums(&got, &t->want[i], what);
     }
     expect_counts(gp, 2, 2, 1, "after three circuits");
     assert_int_equal(g16__gpu_prover_c_formed(gp), keep ? 3u : 0u);
@@ -1911,10 +1917,9 @@ static void test_gpu_witness_late(void **state)
             g16__query_sums got;
             assert_int_equal(g16__gpu_prover_msms(gp, &got, f.w[i], NULL, NULL, &err), G16_OK);
             expect_w_pending(0, "after the MSMs");
-            if (!g16__p1_eq(&got.h, &t.want[i].h) || !g16__p1_eq(&got.l, &t.want[i].l) ||
-                !g16__p1_eq(&got.a, &t.want[i].a) || !g16__p1_eq(&got.b1, &t.want[i].b1) ||
-                !g16__p2_eq(&got.b2, &t.want[i].b2))
-                fail_msg("G16_GPU_W_LATE=%d, circuit %d: query sums differ from the CPU's", late, i);
+            char what[64];
+            snprintf(what, sizeof what, "G16_GPU_W_LATE=%d, circuit %d", late, i);
+            expect_sums(&got, &t.want[i], what);
         }
         assert_int_equal(g16__gpu_prover_w_late_count(gp), late ? 3u : 0u);
         /* a proof that ends after its H step: drop_h or release_host waits, then w is rewritten
@@ -1960,8 +1965,7 @@ static void test_gpu_witness_late(void **state)
     expect_w_pending(0, "after the H step, h streamed");
     g16__query_sums got;
     assert_int_equal(g16__gpu_prover_msms(gp, &got, f.w[2], NULL, NULL, &err), G16_OK);
-    if (!g16__p1_eq(&got.h, &t.want[2].h) || !g16__p1_eq(&got.l, &t.want[2].l) || !g16__p2_eq(&got.b2, &t.want[2].b2))
-        fail_msg("h streamed: query sums differ from the CPU's");
+    expect_sums(&got, &t.want[2], "h streamed");
     assert_int_equal(g16__gpu_prover_w_late_count(gp), 0u);
     g16__gpu_prover_destroy(gp);
     gp = NULL;
@@ -2195,13 +2199,6 @@ static const g16_fr *pair_give(void *ctx, int wait, g16__query_sums **out2, g16_
     *out2 = &ps->out;
     *st2 = &ps->st;
     return ps->w;
-}
-
-static void expect_sums(const g16__query_sums *got, const g16__query_sums *want, const char *what)
-{
-    if (!g16__p1_eq(&got->h, &want->h) || !g16__p1_eq(&got->l, &want->l) || !g16__p1_eq(&got->a, &want->a) ||
-        !g16__p1_eq(&got->b1, &want->b1) || !g16__p2_eq(&got->b2, &want->b2))
-        fail_msg("%s: query sums differ from the CPU's", what);
 }
 
 /* Synchronous query uploads of prover calls made outside any span (the traced spans are roots). */
