@@ -666,7 +666,8 @@ static void serial_run(batch *b, worker *wk)
  * spare device set is free), and while the MSMs of the circuit in slot `cur` run the GPU stage
  * polls the other slot (prefetch_next, between the MSMs) for the case the spare set was still
  * busy then; the next H step takes the copies without an upload (in the a slot mode, without a
- * spare set, only the polls copy, the next a alone, once msm.h is done). Why this is safe:
+ * spare set, the next a alone: by the polls once msm.h is done, or, where the first and third
+ * vectors take turns, by either thread from the end of the current H step on). Why this is safe:
  * - the synth thread writes a slot's a, b, c only while it is FREE (synth_eval), and only reads
  *   them once READY (the check); a READY slot becomes FREE only here, on this thread, after
  *   g16__gpu_prover_release_host, which waits for any prefetch copy still reading it (in the
