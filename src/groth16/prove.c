@@ -673,7 +673,9 @@ static void serial_run(batch *b, worker *wk)
  *   g16__gpu_prover_release_host, which waits for any prefetch copy still reading it (in the
  *   usual case the H step of that slot already waited for the copies; the release matters when
  *   the slot is skipped after a failure, or its proof failed);
- * - the copies go into the prover's spare device set, never the one of the circuit whose MSMs run;
+ * - the copies go into the prover's spare device set, never the one of the circuit whose MSMs run
+ *   (the a slot: into a vector that no MSM of the current circuit reads, and only while no H step
+ *   runs: prove_gpu.h, G16__GPU_PF_A);
  * - at the end of a batch nothing is left in flight (prefetch_cancel), before the next call's
  *   synth thread rewrites the slots or the worker frees them (worker_close destroys the device
  *   state, which waits for the streams, before the slots are freed).
