@@ -248,8 +248,8 @@ int g16__gpu_prover_prefetch_mode(const g16__gpu_prover *gp);
  * it leaves its H in the third, the first then taking the next copy), so it may be filled from the
  * end of an H step on: by the polls, msm.h's included, and by g16__gpu_prover_prefetch_early as
  * soon as the next circuit is ready. That serves the second circuit of a batch too, whose
- * predecessor ran its witness MSMs early (~90 ms of a synchronous upload per batch at 2^27,
- * bench/RESULTS.md "thirty-first"). */
+ * predecessor ran its witness MSMs early (~90 ms of a synchronous upload per batch at 2^27; on an H100
+ * -100 to -275 ms per batch of 3, bench/RESULTS.md "thirty-second"). */
 #define G16__GPU_PF_A 3
 
 /* The prefetch functions take the next H step's host inputs: a, b, c, or with the SpMV on the
