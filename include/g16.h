@@ -354,8 +354,7 @@ g16_status g16_setup(g16_params **out, const g16_r1cs *r1cs, const g16_setup_opt
  * stay on its device for the whole batch when they fit (each MSM in pieces when its whole scratch
  * does not fit beside them), else they are streamed to it in chunks for each MSM. With the queries on the device and room beside them, the constraint matrices stay
  * there too and a, b, c and the witness check are computed on the GPU (G16_GPU_SPMV=0: on the
- * CPU; =2: on the GPU even where the matrices leave the MSMs smaller pieces, for single proofs);
- * the backend line on stderr says which. */
+ * CPU); the backend line on stderr says which. */
 typedef struct {
     unsigned flags;
     const g16_fr *r, *s;

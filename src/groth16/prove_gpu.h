@@ -216,9 +216,8 @@ uint64_t g16__gpu_prover_check_first_bad(const g16__gpu_prover *gp);
 void g16__gpu_prover_drop_h(g16__gpu_prover *gp);
 
 /* A·w, B·w, C·w on the device (G16_GPU_SPMV, default 1: when the queries are resident and the
- * three matrices and their coefficients fit beside them, the largest MSM's scratch kept free, and
- * leave the MSM pieces at least half as large; 2: whatever pieces they leave, for single proofs,
- * which wait for the CPU's SpMV in full; 0: never). Then the pipeline's CPU stage only copies the witness into its page-locked slot and
+ * three matrices and their coefficients fit beside them, the largest MSM's scratch kept free; 0:
+ * never). Then the pipeline's CPU stage only copies the witness into its page-locked slot and
  * checks its length and w[0]; the prefetch copies the next witness instead of a, b, c and the rows are
  * checked on the device (g16__gpu_prover_checks is 1). At 2^27 this replaces ~0.7 s of SpMV on 16
  * host cores and the 12 GB a/b/c upload per circuit; the matrices take ~5 bytes per entry plus 4
