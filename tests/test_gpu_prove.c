@@ -71,70 +71,6 @@ static void fixture_make(fixture *f, g16_demo_kind kind, size_t rows, size_t cou
     assert_int_equal(g16_setup(&f->p, f->r, &so, &err), G16_OK);
 }
 
-/* A circuit whose matrices are large beside its MSMs (test_gpu_spmv_forced): `rows` constraints
- * (Σ_{t<k} c_t·x_{j_t})·x_i = s_i over `rows` random aux x (j_t = i + t·(rows/k) mod rows, distinct)
- * and eight random coefficients c_t (8 bytes a matrix entry, where the bits demo has ~4 entries of
- * ~5 bytes a row); s_i computed here. One witness, `count` times. */
-static void fixture_make_dense(fixture *f, size_t rows, size_t k, size_t count)
-{
-    g16_error err = {0, ""};
-    g16_fr coef[8], *x = malloc(rows * sizeof *x);
-    g16_var *xv = malloc(rows * sizeof *xv);
-    g16_lc *a = NULL, *b = NULL, *c = NULL;
-    size_t stride = rows / k;
-    assert_true(x && xv && stride > 0);
-    memset(f, 0, sizeof *f);
-    f->count = count;
-    assert_int_equal(g16_cs_create(&f->cs, G16_CS_WITNESS), G16_OK);
-    assert_int_equal(g16_lc_create(&a), G16_OK);
-    assert_int_equal(g16_lc_create(&b), G16_OK);
-    assert_int_equal(g16_lc_create(&c), G16_OK);
-    for (int t = 0; t < 8; t++)
-        tu_rand_fr(&coef[t]);
-    for (size_t j = 0; j < rows; j++) {
-        tu_rand_fr(&x[j]);
-        assert_int_equal(g16_cs_alloc_aux(f->cs, &x[j], &xv[j], &err), G16_OK);
-    }
-    for (size_t i = 0; i < rows; i++) {
-        g16_fr sum, term;
-        g16_var sv;
-        memset(&sum, 0, sizeof sum);
-        g16_lc_clear(a);
-        g16_lc_clear(b);
-        g16_lc_clear(c);
-        for (size_t t = 0; t < k; t++) {
-            size_t j = (i + t * stride) % rows;
-            assert_int_equal(g16_lc_add(a, xv[j], &coef[t % 8]), G16_OK);
-            g16__fr_mul(&term, &coef[t % 8], &x[j]);
-            g16__fr_add(&sum, &sum, &term);
-        }
-        g16__fr_mul(&sum, &sum, &x[i]);
-        assert_int_equal(g16_cs_alloc_aux(f->cs, &sum, &sv, &err), G16_OK);
-        assert_int_equal(g16_lc_add(b, xv[i], NULL), G16_OK);
-        assert_int_equal(g16_lc_add(c, sv, NULL), G16_OK);
-        assert_int_equal(g16_cs_enforce(f->cs, a, b, c, &err), G16_OK);
-    }
-    g16_lc_destroy(a);
-    g16_lc_destroy(b);
-    g16_lc_destroy(c);
-    free(x);
-    free(xv);
-    assert_int_equal(g16_cs_finalize(f->cs, &f->r, &err), G16_OK);
-    f->w_len = g16_cs_num_inputs(f->cs) + g16_cs_num_aux(f->cs);
-    f->w = calloc(count, sizeof *f->w);
-    f->rs = malloc(2 * count * sizeof *f->rs);
-    assert_true(f->w && f->rs);
-    for (size_t i = 0; i < count; i++) {
-        f->w[i] = malloc(f->w_len * sizeof(g16_fr));
-        assert_non_null(f->w[i]);
-        assert_int_equal(g16_cs_witness(f->cs, f->w[i], f->w_len, &err), G16_OK);
-    }
-    for (size_t i = 0; i < 2 * count; i++)
-        tu_rand_fr(&f->rs[i]);
-    g16_setup_opts so = {1, tu_rand64()};
-    assert_int_equal(g16_setup(&f->p, f->r, &so, &err), G16_OK);
-}
-
 static void fixture_free(fixture *f)
 {
     for (size_t i = 0; i < f->count; i++)
@@ -1188,12 +1124,12 @@ static void test_gpu_spmv(void **state)
             assert_int_equal(g16__gpu_prover_h(gp, NULL, NULL, NULL, f.w[0], &err), G16_ERR_ARG);
             g16__gpu_prover_destroy(gp);
             gp = NULL;
-            setenv("G16_GPU_SPMV", "3", 1);
+            setenv("G16_GPU_SPMV", "2", 1);
             assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_ERR_ARG);
             assert_null(gp);
             assert_non_null(strstr(err.msg, "G16_GPU_SPMV"));
             env_restore("G16_GPU_SPMV", saved);
-            printf("  prover: SpMV on the device by default ('%s'); G16_GPU_SPMV=0 off, =3 refused\n", line);
+            printf("  prover: SpMV on the device by default ('%s'); G16_GPU_SPMV=0 off, =2 refused\n", line);
         }
         g16__gpu_free(g, dw);
         g16__gpu_free(g, dc);
@@ -2691,116 +2627,6 @@ static void expect_plan_fits(g16__gpu *g, const g16__gpu_prover *gp, const char 
     assert_true(left + slack >= t + G16__GPU_RESERVE);
 }
 
-/* The largest scratch of f's five MSMs run in pieces of p points (0: whole), as the plan counts it. */
-static size_t pieces_scratch(const fixture *f, size_t p)
-{
-    size_t nq[5] = {f->p->n_h, f->p->n_l, f->p->n_a, f->p->n_b_g1, f->p->n_b_g2}, most = 0;
-    for (int q = 0; q < 5; q++) {
-        size_t b = g16__gpu_msm_scratch_bytes(p && p < nq[q] ? p : nq[q], q == 4);
-        most = b > most ? b : most;
-    }
-    return most;
-}
-
-/* Creates a prover of f under G16_GPU_MEM_LIMIT=lim and G16_GPU_SPMV=spmv, describes it into desc;
- * returns whether it runs the SpMV on the device. */
-static int spmv_plan(const fixture *f, const char *lim, const char *spmv, char *desc, size_t len)
-{
-    g16_error err = {0, ""};
-    g16__gpu_prover *gp = NULL;
-    char *s_lim = env_set("G16_GPU_MEM_LIMIT", lim), *s_spmv = env_set("G16_GPU_SPMV", spmv);
-    if (g16__gpu_prover_create(&gp, 0, f->p, f->r, &err) != G16_OK)
-        fail_msg("prover limited to %s bytes, G16_GPU_SPMV=%s: %s", lim, spmv, err.msg);
-    g16__gpu_prover_describe(gp, desc, len);
-    int on = g16__gpu_prover_spmv(gp);
-    assert_true(g16__gpu_prover_resident(gp));
-    g16__gpu_prover_destroy(gp);
-    env_restore("G16_GPU_SPMV", s_spmv);
-    env_restore("G16_GPU_MEM_LIMIT", s_lim);
-    printf("  limit %s bytes, G16_GPU_SPMV=%s: %s\n", lim, spmv, desc);
-    return on;
-}
-
-/* G16_GPU_SPMV=2 (prove_gpu.c, plan_resident). A card whose room beside the queries holds their
- * MSMs in pieces of P points, but with the matrices beside them only in pieces of P/4: by default
- * the SpMV stays on the CPU (the backend line says why: in a batch the CPU's SpMV is hidden, and
- * smaller pieces would cost every circuit), =2 puts the matrices on the device and takes the
- * smaller pieces; the proofs are the CPU's both ways. Where the matrices leave no room for any
- * piece, both keep the SpMV on the CPU. (The MSMs' passes are off: pieces show the plan.) */
-static void test_gpu_spmv_forced(void **state)
-{
-    (void)state;
-    if (!have_device())
-        return;
-    fixture f;
-    g16_error err = {0, ""};
-    g16__gpu *g = NULL;
-    size_t used = 0;
-    char lim[32], desc[512], want[96];
-    fixture_make_dense(&f, 96000, 44, 2);
-    g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
-    assert_true(cpu && gpu);
-    assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
-    assert_int_equal(g16__gpu_open(&g, 0, &err), G16_OK);
-    char *s_pass = env_set("G16_GPU_PASSES", "0"), *s_pf = env_set("G16_GPU_PREFETCH", "0");
-    size_t held = prover_held(g, &f, 1, &used); /* (no matrices, no spare set) */
-    /* the matrices' bytes as the plan counts them (spmv_bytes) */
-    size_t mat = f.r->num_coeffs * sizeof(g16_fr);
-    for (int k = 0; k < 3; k++)
-        mat += f.r->mat[k].nwords * 4 + (f.r->num_constraints + 1) * (f.r->mat[k].rp32 ? 4 : 8);
-    size_t nq[5] = {f.p->n_h, f.p->n_l, f.p->n_a, f.p->n_b_g1, f.p->n_b_g2}, nmax = 0, P = 1;
-    for (int q = 0; q < 5; q++)
-        nmax = nq[q] > nmax ? nq[q] : nmax;
-    while (P * 2 < nmax)
-        P *= 2;
-    assert_true(P / 4 >= nmax / 8); /* (piece_for goes down to an eighth of the largest query) */
-    /* room r beside the bases: pieces of P without the matrices (S(P) <= r < S(whole)), of P/4 with
-     * them (S(P/4) <= r - mat < S(P/2)); the middle of that interval, which must leave 8 MiB either
-     * side for a real card's 2 MiB pages */
-    size_t s_whole = pieces_scratch(&f, 0), s_p = pieces_scratch(&f, P), s_p2 = pieces_scratch(&f, P / 2),
-           s_p4 = pieces_scratch(&f, P / 4);
-    size_t lo = s_p > s_p4 + mat ? s_p : s_p4 + mat, hi = s_whole < s_p2 + mat ? s_whole : s_p2 + mat;
-    printf("  matrices %zu bytes; scratch whole %zu, pieces of %zu: %zu, %zu: %zu, %zu: %zu; room %zu..%zu\n", mat,
-           s_whole, P, s_p, P / 2, s_p2, P / 4, s_p4, lo, hi);
-    assert_true(hi > lo + ((size_t)16 << 20));
-    snprintf(lim, sizeof lim, "%zu", used + held + G16__GPU_RESERVE + lo + (hi - lo) / 2);
-
-    assert_false(spmv_plan(&f, lim, "1", desc, sizeof desc));
-    assert_non_null(strstr(desc, "A/B/C times the witness on the CPU: the matrices would more than halve the MSM pieces"));
-    snprintf(want, sizeof want, "MSMs in pieces of up to %zu points", P);
-    assert_non_null(strstr(desc, want));
-    assert_true(spmv_plan(&f, lim, "2", desc, sizeof desc));
-    assert_non_null(strstr(desc, "A/B/C times the witness on the device"));
-    snprintf(want, sizeof want, "MSMs in pieces of up to %zu points", P / 4);
-    assert_non_null(strstr(desc, want));
-    for (int forced = 0; forced < 2; forced++) {
-        char *s_lim = env_set("G16_GPU_MEM_LIMIT", lim), *s_spmv = env_set("G16_GPU_SPMV", forced ? "2" : "1");
-        memset(gpu, 0, f.count * sizeof *gpu);
-        g16_status st = prove_with(&f, gpu, "gpu", "0", &err);
-        env_restore("G16_GPU_SPMV", s_spmv);
-        env_restore("G16_GPU_MEM_LIMIT", s_lim);
-        if (st != G16_OK)
-            fail_msg("proofs limited to %s bytes, G16_GPU_SPMV=%d: %s", lim, forced ? 2 : 1, err.msg);
-        expect_same_proofs(cpu, gpu, f.count, forced ? "the SpMV on the device in smaller pieces" : "the SpMV on the CPU");
-    }
-
-    /* room for the smallest pieces without the matrices, for none with them: the CPU's SpMV */
-    size_t s_min = pieces_scratch(&f, P / 4);
-    assert_true(mat > ((size_t)16 << 20) && s_min + ((size_t)8 << 20) < s_p2);
-    snprintf(lim, sizeof lim, "%zu", used + held + G16__GPU_RESERVE + s_min + ((size_t)8 << 20));
-    for (int forced = 0; forced < 2; forced++) {
-        assert_false(spmv_plan(&f, lim, forced ? "2" : "1", desc, sizeof desc));
-        assert_non_null(strstr(desc, "A/B/C times the witness on the CPU: the matrices would leave no room for the MSM "
-                                     "pieces"));
-    }
-    env_restore("G16_GPU_PREFETCH", s_pf);
-    env_restore("G16_GPU_PASSES", s_pass);
-    g16__gpu_close(g);
-    free(cpu);
-    free(gpu);
-    fixture_free(&f);
-}
-
 /* A card smaller than the H200, emulated with G16_GPU_MEM_LIMIT: the prover keeps the queries
  * resident and runs its MSMs in pieces when the whole queries' scratch does not fit beside them
  * (the proofs the CPU's, no allocation beyond the limit refused); streams them when not even the
@@ -3404,7 +3230,6 @@ int main(void)
         cmocka_unit_test(test_gpu_no_host_c),
         cmocka_unit_test(test_gpu_spmv),
         cmocka_unit_test(test_gpu_spmv_rows),
-        cmocka_unit_test(test_gpu_spmv_forced),
         cmocka_unit_test(test_prover_reuse),
         cmocka_unit_test(test_batch_failure),
         cmocka_unit_test(test_batch_failure_lowest),

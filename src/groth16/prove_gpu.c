@@ -1123,21 +1123,15 @@ static size_t matrix_bytes(const struct g16_r1cs *r, int k)
 }
 
 /* G16_GPU_SPMV: unset, empty or 1: A·w, B·w, C·w on the device when the queries are resident and
- * the matrices fit beside them with the largest MSM's scratch kept free, unless they would more
- * than halve the MSM pieces (plan_resident); 2: also then (for single proofs, which wait for the
- * CPU's SpMV in full); 0: on the CPU. */
+ * the matrices fit beside them with the largest MSM's scratch kept free; 0: on the CPU. */
 static g16_status spmv_env(int *on, g16_error *err)
 {
     const char *env = getenv("G16_GPU_SPMV");
     *on = 1;
     if (!env || !*env || !strcmp(env, "1"))
         return G16_OK;
-    if (!strcmp(env, "2")) {
-        *on = 2;
-        return G16_OK;
-    }
     if (strcmp(env, "0") != 0)
-        return g16__error(err, G16_ERR_ARG, "G16_GPU_SPMV='%s': expected 0, 1 or 2", env);
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_SPMV='%s': expected 0 or 1", env);
     *on = 0;
     return G16_OK;
 }
@@ -1294,8 +1288,7 @@ static g16_status piece_env(size_t *piece, g16_error *err)
  * bases, and the largest run's scratch kept free: whole queries when that fits, else pieces (the
  * largest that fits, piece_for). Then the SpMV's matrices (*spmv) when they leave the pieces at
  * least half as large as without them (the SpMV saves ~0.7 s of CPU per 2^27 circuit on 16 cores;
- * halved pieces add the window sums of twice the runs, ~5% of an MSM), or whatever pieces are left
- * with G16_GPU_SPMV=2 (*spmv == 2), and the prefetch's spare
+ * halved pieces add the window sums of twice the runs, ~5% of an MSM), and the prefetch's spare
  * set (gp->pf_mode spare or wait; the a slot needs none) only when it leaves them as large. What
  * does not fit is turned off here, with the reason in the notes. 0: not even the bases with the
  * smallest pieces fit (streaming). Pieces may still become passes (passes_setup). */
@@ -1310,14 +1303,12 @@ static int plan_resident(g16__gpu_prover *gp, int *spmv, size_t forced_piece)
         return 0;
     sm = *spmv ? spmv_bytes(gp->r) : 0;
     p_sm = sm < avail ? piece_for(gp, avail - sm, Q_ALL) : SIZE_MAX;
-    /* In a batch the CPU's SpMV runs under the previous circuit's MSMs, and only the first circuit
-     * waits for it: smaller pieces would cost every circuit more than that (=2 takes them anyway) */
-    if (sm && (p_sm == SIZE_MAX || (*spmv != 2 && piece_points(gp, p_sm) * 2 < piece_points(gp, p0)))) {
+    if (sm && piece_points(gp, p_sm) * 2 < piece_points(gp, p0)) {
         *spmv = 0;
-        snprintf(gp->spmv_note, sizeof gp->spmv_note, "; A/B/C times the witness on the CPU: the matrices would %s",
-                 p_sm == SIZE_MAX ? "leave no room for the MSM pieces" : "more than halve the MSM pieces");
         sm = 0;
         p_sm = p0;
+        snprintf(gp->spmv_note, sizeof gp->spmv_note,
+                 "; A/B/C times the witness on the CPU: the matrices would more than halve the MSM pieces");
     }
     spare = gp->pf_mode == G16__GPU_PF_SPARE || gp->pf_mode == G16__GPU_PF_WAIT
                 ? (sm ? (nw ? nw : 1) : 3 * n) * sizeof(g16_fr) : 0;
