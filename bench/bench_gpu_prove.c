@@ -26,7 +26,10 @@
  * they still waited for those copies. Run with G16_GPU_PREFETCH=0 and =1 for an A/B. With the
  * matrices on the device (G16_GPU_SPMV, default when they fit) the synth thread only copies the
  * witness: "spmv (gpu)" is the device's A·w, B·w, C·w inside "H (gpu)", which then also holds the
- * witness's synchronous upload ("upload w"); run with G16_GPU_SPMV=0 and =1 for an A/B. With
+ * witness's synchronous upload ("upload w"); run with G16_GPU_SPMV=0 and =1 for an A/B. Where they
+ * do not stay on the device, the batch's first circuit's SpMV still runs there (G16_GPU_SPMV=1 or
+ * first; =resident not), from matrices staged at the batch's start: "spmv (gpu)" then follows the
+ * H step's wait for their copies ("/ wait"). With
  * witness MSMs in pairs, "upload w" also holds the second witnesses' uploads after msm.h and the
  * waits for those that crossed PCIe during msm.h (how many did: "of them during msm.h"), and the
  * wait for the H step's witness copy where it was left running under msm.h (G16_GPU_W_LATE).
@@ -185,11 +188,12 @@ static int run_prover(g16__gpu *g, unsigned lg, const struct g16_r1cs *r, const 
         (void)g16__gpu_mem_info(g, &dev_free, &dev_total, NULL);
         char marks[128];
         h_marks(marks, sizeof marks);
-        printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
+        printf("| %u | %d | %.1f | %.1f | %.1f | %.1f | %.1f / %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | "
                "%.1f | %llu | %llu | %llu (of them during msm.h %llu) | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | "
                "%.2f |\n",
                lg, run, ms, ms / (double)batch, bench_span_ms("prove.synth/r1cs.check"),
                bench_span_ms("prove.synth/spmv"), bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.spmv"),
+               bench_span_ms("prove/prove.circuit/ntt.h.gpu/gpu.wait_matrices"),
                bench_span_ms("prove/prove.circuit/ntt.h.gpu"), marks,
                bench_span_ms("prove/prove.circuit/msm.h.gpu"), circuit_ms("msm.l.gpu"), circuit_ms("msm.a.gpu"),
                circuit_ms("msm.b_g1.gpu"), circuit_ms("msm.b_g2.gpu"),
@@ -267,11 +271,12 @@ int main(int argc, char **argv)
     printf("Groth16 prove on the GPU backend (%s), demo '%s', batch %zu, devices %s; ms per batch "
            "(phase columns: sums over the batch's circuits); witness rows checked on the %s (G16_GPU_CHECK; always on "
            "the device when the SpMV is there); "
-           "early witness MSMs %s (G16_GPU_EARLY_W); A/B/C times the witness on the device when they fit, "
-           "G16_GPU_SPMV=%s (the rows are then checked on the device too; the backend line on stderr says which)\n\n",
+           "early witness MSMs %s (G16_GPU_EARLY_W); A/B/C times the witness on the device when they fit, else "
+           "for each batch's first circuit, G16_GPU_SPMV=%s (the rows are then checked on the device too; the backend "
+           "line on stderr says which)\n\n",
            info.name, kind == G16_DEMO_BITS ? "bits" : "field", batch, devices,
            chk && !strcmp(chk, "1") ? "device" : "CPU", early_env ? early_env : "default", spmv ? spmv : "default (1)");
-    printf("| log2 m | run | prove | per proof | check | spmv | spmv (gpu) | H (gpu) | H on the device: a / wait b / "
+    printf("| log2 m | run | prove | per proof | check | spmv | spmv (gpu) / wait for its staged matrices | H (gpu) | H on the device: a / wait b / "
            "b / wait c / c / witness tail | msm.h | msm.l | msm.a | "
            "msm.b_g1 | msm.b_g2 | upload w (and waits for its copies) | upload a,b,c | prefetched | "
            "witness MSMs early | witness MSMs in pairs | "

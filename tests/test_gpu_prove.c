@@ -646,13 +646,15 @@ static void test_batch_failure(void **state)
      * the device (G16_GPU_CHECK=1), alone and with every circuit's witness MSMs early. Every
      * backend's error is the CPU's, word for word (the same first failing constraint). */
     /* configs 1-4 with a, b, c from the CPU (G16_GPU_SPMV=0), 5 and 6 from the device's SpMV (whose
-     * rows are always checked on the device), 6 with every witness MSM early */
-    enum { CONFIGS = 7 };
-    const char *backends[CONFIGS] = {"cpu", "gpu", "gpu", "gpu", "gpu", "gpu", "gpu"};
-    const char *prefetch[CONFIGS] = {NULL, NULL, "wait", NULL, "wait", NULL, NULL};
-    const char *gpu_check[CONFIGS] = {NULL, NULL, NULL, "1", "1", NULL, NULL};
-    const char *early[CONFIGS] = {NULL, NULL, NULL, NULL, "2", NULL, "2"};
-    const char *spmv[CONFIGS] = {NULL, "0", "0", "0", "0", "1", "1"};
+     * rows are always checked on the device), 6 with every witness MSM early, 7 and 8 the batch's
+     * first circuit from the device's SpMV and the others from the CPU's (=first), 8 with every
+     * witness MSM early. The bad circuit is the first (0), then 1 and 3. */
+    enum { CONFIGS = 9 };
+    const char *backends[CONFIGS] = {"cpu", "gpu", "gpu", "gpu", "gpu", "gpu", "gpu", "gpu", "gpu"};
+    const char *prefetch[CONFIGS] = {NULL, NULL, "wait", NULL, "wait", NULL, NULL, NULL, NULL};
+    const char *gpu_check[CONFIGS] = {NULL, NULL, NULL, "1", "1", NULL, NULL, NULL, NULL};
+    const char *early[CONFIGS] = {NULL, NULL, NULL, NULL, "2", NULL, "2", NULL, "2"};
+    const char *spmv[CONFIGS] = {NULL, "0", "0", "0", "0", "1", "1", "first", "first"};
     char cpu_msg[4][sizeof err.msg];
     assert_true(f.count <= 4);
     for (int b = 0; b < CONFIGS; b++) {
@@ -665,7 +667,7 @@ static void test_batch_failure(void **state)
         g16_prover *pv = NULL;
         g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = backends[b]};
         assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
-        for (size_t bad = 1; bad < f.count; bad += 2) {
+        for (size_t bad = 0; bad < f.count; bad += bad ? 2 : 1) {
             size_t k = g16_cs_num_inputs(f.cs) + bad; /* an aux value: breaks a constraint */
             g16_fr keep = f.w[bad][k];
             g16__fr_add(&f.w[bad][k], &f.w[bad][k], &f.w[bad][0]);
@@ -702,7 +704,9 @@ static void test_batch_failure(void **state)
                "proves\n",
                backends[b], prefetch[b] ? " (G16_GPU_PREFETCH=wait)" : "", gpu_check[b] ? " (G16_GPU_CHECK=1)" : "",
                early[b] ? " (G16_GPU_EARLY_W=2)" : "",
-               spmv[b] ? (*spmv[b] == '1' ? " (SpMV on the device)" : " (SpMV on the CPU)") : "", f.count);
+               spmv[b] ? (*spmv[b] == '1' ? " (SpMV on the device)"
+                          : *spmv[b] == 'f' ? " (the first circuit's SpMV on the device)" : " (SpMV on the CPU)")
+                       : "", f.count);
         g16_prover_destroy(pv);
         if (spmv[b])
             env_restore("G16_GPU_SPMV", saved_spmv);
@@ -740,7 +744,7 @@ static void test_batch_failure_lowest(void **state)
     assert_int_equal(prove_with(&f, got, "cpu", NULL, &err), G16_ERR_UNSATISFIED);
     assert_non_null(strstr(err.msg, "circuit 1"));
     snprintf(cpu_msg, sizeof cpu_msg, "%s", err.msg);
-    static const char *const spmv[] = {"1", "0"};
+    static const char *const spmv[] = {"1", "0", "first"};
     for (size_t m = 0; m < sizeof spmv / sizeof spmv[0]; m++) {
         char *saved = env_set("G16_GPU_SPMV", spmv[m]);
         g16_prover *pv = NULL;
@@ -1983,6 +1987,264 @@ static uint64_t span_count(const char *path)
 {
     g16__trace_stat st;
     return g16__trace_query(path, &st) == G16_OK ? st.count : 0;
+}
+
+/* The first row i with a_i·b_i != c_i of witness w (host), or UINT64_MAX. */
+static uint64_t first_bad_row(const fixture *f, const g16_fr *w)
+{
+    size_t n = f->r->n;
+    g16_error err = {0, ""};
+    g16_fr *abc = malloc(3 * n * sizeof *abc), t;
+    uint64_t bad = UINT64_MAX;
+    assert_non_null(abc);
+    assert_int_equal(g16_r1cs_eval(f->r, w, f->w_len, abc, abc + n, abc + 2 * n, n, &err), G16_OK);
+    for (uint64_t i = 0; i < f->r->num_constraints && bad == UINT64_MAX; i++) {
+        g16__fr_mul(&t, &abc[i], &abc[n + i]);
+        if (memcmp(&t, &abc[2 * n + i], sizeof t) != 0)
+            bad = i;
+    }
+    free(abc);
+    return bad;
+}
+
+/* The transient SpMV's H step for witness w (given, or left by msms_w when NULL) against the CPU's
+ * H (want_h) and, unless skipped, the MSMs against the CPU's sums; the device's row verdict. */
+static uint64_t spmv_first_step(g16__gpu_prover *gp, const fixture *f, const g16_fr *w, const g16_fr *want_h,
+                                const g16__query_sums *want, const char *what)
+{
+    size_t n = f->r->n;
+    g16_error err = {0, ""};
+    g16_fr *h = malloc(n * sizeof *h);
+    assert_non_null(h);
+    if (g16__gpu_prover_h(gp, NULL, NULL, NULL, w, &err) != G16_OK)
+        fail_msg("%s: H step: %s", what, err.msg);
+    memset(h, 0xa5, n * sizeof *h);
+    assert_int_equal(g16__gpu_prover_h_download(gp, h, &err), G16_OK);
+    if (want_h && memcmp(h, want_h, n * sizeof *h) != 0)
+        fail_msg("%s: H differs from the CPU's", what);
+    free(h);
+    uint64_t bad = g16__gpu_prover_check_first_bad(gp);
+    if (!want) {
+        g16__gpu_prover_drop_h(gp);
+        return bad;
+    }
+    g16__query_sums got;
+    if (w && g16__gpu_prover_msms(gp, &got, w, NULL, NULL, &err) != G16_OK)
+        fail_msg("%s: MSMs: %s", what, err.msg);
+    if (!w) {
+        got = *want; /* (the witness MSMs ran early: the caller compared them) */
+        if (g16__gpu_prover_msm_h(gp, &got.h, NULL, NULL, &err) != G16_OK)
+            fail_msg("%s: msm.h: %s", what, err.msg);
+    }
+    expect_sums(&got, want, what);
+    return bad;
+}
+
+/* A·w, B·w, C·w on the device for one circuit at a time (prove_gpu.h, g16__gpu_prover_spmv_first;
+ * G16_GPU_SPMV=first closes the resident route): the route is open where the matrices fit in the
+ * MSM scratch (closed with streamed queries, two H vectors, =resident or 0); the H step from the
+ * witness alone gives the CPU's H and sums, with the matrices staged by the step, ahead of it, or
+ * staged, given back unused and staged again; from the witness the early witness MSMs left on the
+ * device; with a pending a-slot copy into the vectors the SpMV fills (waited for, forgotten); a
+ * witness that breaks a row gets that row from the device's check (the first failing, as the CPU
+ * finds it); the device's free memory is back to its start after staging and after the prover. */
+static void test_gpu_spmv_first(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    three_circuits t;
+    g16_error err = {0, ""};
+    g16__gpu *g = NULL;
+    size_t n, before = 0, after = 0, total = 0;
+    char line[512], first[512];
+    fixture_make(&f, G16_DEMO_BITS, 5000, 3);
+    three_make(&t, &f);
+    n = f.r->n;
+    assert_int_equal(g16__gpu_open(&g, 0, &err), G16_OK);
+    char *saved = env_set("G16_GPU_SPMV", "first"), *saved_pf = env_set("G16_GPU_PREFETCH", "a");
+    assert_int_equal(g16__gpu_mem_info(g, &before, &total, &err), G16_OK);
+    g16__gpu_prover *gp = NULL;
+    if (g16__gpu_prover_create(&gp, 0, f.p, f.r, &err) != G16_OK)
+        fail_msg("prover: %s", err.msg);
+    g16__gpu_prover_describe(gp, line, sizeof line);
+    assert_true(g16__gpu_prover_spmv_first(gp));
+    assert_false(g16__gpu_prover_spmv(gp));
+    assert_false(g16__gpu_prover_checks(gp)); /* (the rows of host a, b, c are the caller's) */
+    if (!strstr(line, "a batch's first circuit: A/B/C times the witness on the device"))
+        fail_msg("backend line: '%s'", line);
+    snprintf(first, sizeof first, "%s", line);
+    /* staged by the step; then ahead of it; then staged, given back, and staged by the step */
+    assert_int_equal(spmv_first_step(gp, &f, f.w[0], t.want_h[0], &t.want[0], "staged by the step"), UINT64_MAX);
+    assert_int_equal(g16__gpu_prover_spmv_stage(gp, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_spmv_stage(gp, &err), G16_OK); /* (staged already: nothing) */
+    assert_int_equal(spmv_first_step(gp, &f, f.w[1], t.want_h[1], &t.want[1], "staged ahead"), UINT64_MAX);
+    /* staging takes the matrices' bytes (from the pool's idle memory, which counts as free) */
+    size_t idle = 0, staged = 0;
+    assert_int_equal(g16__gpu_mem_info(g, &idle, &total, &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_spmv_stage(gp, &err), G16_OK);
+    assert_int_equal(g16__gpu_mem_info(g, &staged, &total, &err), G16_OK);
+    if (staged + 4 * f.r->num_constraints > idle)
+        fail_msg("staged matrices: %zu bytes free, %zu before", staged, idle);
+    g16__gpu_prover_spmv_unstage(gp);
+    g16__gpu_prover_spmv_unstage(gp); /* (nothing staged: a no-op) */
+    assert_int_equal(spmv_first_step(gp, &f, f.w[2], t.want_h[2], &t.want[2], "given back, staged again"),
+                     UINT64_MAX);
+    /* the witness the early witness MSMs left on the device */
+    g16__query_sums early;
+    assert_int_equal(g16__gpu_prover_msms_w(gp, &early, f.w[1], &err), G16_OK);
+    if (!g16__p1_eq(&early.l, &t.want[1].l) || !g16__p1_eq(&early.a, &t.want[1].a) ||
+        !g16__p1_eq(&early.b1, &t.want[1].b1) || !g16__p2_eq(&early.b2, &t.want[1].b2))
+        fail_msg("early witness MSMs differ from the CPU's");
+    assert_int_equal(spmv_first_step(gp, &f, NULL, t.want_h[1], &t.want[1], "from the early witness"), UINT64_MAX);
+    /* a pending copy of the a slot (circuit 2's a, polled in after circuit 0's msm.h) */
+    g16_fr *abc0 = t.abc[0];
+    g16__query_sums got;
+    poll_state ps = {gp, t.abc[2], t.abc[2] + n, t.abc[2] + 2 * n, 0};
+    assert_int_equal(g16__gpu_prover_h(gp, abc0, abc0 + n, abc0 + 2 * n, f.w[0], &err), G16_OK);
+    assert_int_equal(g16__gpu_prover_msms(gp, &got, f.w[0], poll_prefetch, &ps, &err), G16_OK);
+    expect_sums(&got, &t.want[0], "a, b, c from the host");
+    uint64_t pf = 0;
+    g16__gpu_prover_counts(gp, &pf, NULL, NULL);
+    assert_true(pf > 0);
+    assert_int_equal(spmv_first_step(gp, &f, f.w[1], t.want_h[1], &t.want[1], "after a pending a-slot copy"),
+                     UINT64_MAX);
+    /* a broken row: the device names the first, as the CPU finds it */
+    g16_fr *bad = malloc(f.w_len * sizeof *bad);
+    assert_non_null(bad);
+    memcpy(bad, f.w[2], f.w_len * sizeof *bad);
+    size_t k = f.w_len / 2;
+    g16__fr_add(&bad[k], &bad[k], &bad[0]);
+    uint64_t want_bad = first_bad_row(&f, bad);
+    assert_true(want_bad != UINT64_MAX);
+    assert_int_equal(spmv_first_step(gp, &f, bad, NULL, NULL, "broken row"), want_bad);
+    assert_int_equal(spmv_first_step(gp, &f, f.w[0], t.want_h[0], &t.want[0], "after the broken row"), UINT64_MAX);
+    free(bad);
+    g16__gpu_prover_destroy(gp);
+    gp = NULL;
+    assert_int_equal(g16__gpu_mem_info(g, &after, &total, &err), G16_OK);
+    assert_int_equal(after, before);
+    /* closed: with streamed queries, with the H step in two vectors, with =resident and =0 (the
+     * size rule, matrices beyond the MSM scratch, needs a circuit of millions of rows: the scratch
+     * bound starts at ~270 MB) */
+    static const char *const closed[][2] = {{"G16_GPU_STREAM", "1"}, {"G16_GPU_H_SLOTS", "2"},
+                                            {"G16_GPU_SPMV", "resident"}, {"G16_GPU_SPMV", "0"}};
+    for (size_t c = 0; c < sizeof closed / sizeof closed[0]; c++) {
+        char *keep = env_set(closed[c][0], closed[c][1]);
+        assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_OK);
+        if (g16__gpu_prover_spmv_first(gp))
+            fail_msg("%s=%s: the route is open", closed[c][0], closed[c][1]);
+        assert_int_equal(g16__gpu_prover_spmv_stage(gp, &err), G16_OK); /* (closed: a no-op) */
+        if (strcmp(closed[c][1], "resident") != 0)
+            assert_int_equal(g16__gpu_prover_h(gp, NULL, NULL, NULL, f.w[0], &err), G16_ERR_ARG);
+        g16__gpu_prover_destroy(gp);
+        gp = NULL;
+        env_restore(closed[c][0], keep);
+    }
+    setenv("G16_GPU_SPMV", "firsts", 1);
+    assert_int_equal(g16__gpu_prover_create(&gp, 0, f.p, f.r, &err), G16_ERR_ARG);
+    assert_non_null(strstr(err.msg, "G16_GPU_SPMV"));
+    env_restore("G16_GPU_PREFETCH", saved_pf);
+    env_restore("G16_GPU_SPMV", saved);
+    printf("  one circuit's SpMV on the device ('%s'): H and sums = CPU (staged by the step, ahead, again after a "
+           "give-back, from the early witness, after an a-slot copy); row %llu named; memory back\n",
+           first, (unsigned long long)want_bad);
+    g16__gpu_close(g);
+    three_free(&t);
+    fixture_free(&f);
+}
+
+/* Spans `leaf` of the worker's H step (ntt.h.gpu) and of its CPU stage (prove.synth) in the last
+ * traced call, on worker 0 (under prove) and on the others (roots). */
+static uint64_t h_step_spans(const char *leaf)
+{
+    char a[128], b[128];
+    snprintf(a, sizeof a, "prove/prove.circuit/ntt.h.gpu/%s", leaf);
+    snprintf(b, sizeof b, "prove.circuit/ntt.h.gpu/%s", leaf);
+    return span_count(a) + span_count(b);
+}
+
+static uint64_t cpu_spmv_spans(void) { return span_count("prove.synth/spmv") + span_count("prove/prove.synth/spmv"); }
+
+/* The pipeline with the batch's first circuit from the device's SpMV (G16_GPU_SPMV=first): batches
+ * of 1 and 4 through one worker, a kept prover called twice, every witness MSM early, unchecked,
+ * and two workers give the CPU's proofs byte for byte; the trace shows one device SpMV per worker
+ * and call (its matrices staged ahead, so no wait span is missing) and the CPU's for the others. */
+static void test_gpu_spmv_first_batch(void **state)
+{
+    (void)state;
+    if (!have_device())
+        return;
+    fixture f;
+    g16_error err = {0, ""};
+    fixture_make(&f, G16_DEMO_BITS, 5000, 4);
+    g16_proof *cpu = calloc(f.count, sizeof *cpu), *gpu = calloc(f.count, sizeof *gpu);
+    assert_true(cpu && gpu);
+    assert_int_equal(prove_with(&f, cpu, "cpu", NULL, &err), G16_OK);
+    char *saved = env_set("G16_GPU_SPMV", "first");
+    /* one worker: batches of 4 and of 1 */
+    for (size_t count = 4; count >= 1; count -= 3) {
+        g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = "gpu", .devices = "0"};
+        memset(gpu, 0x5a, f.count * sizeof *gpu);
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        g16_status st = g16_prove(gpu, f.p, f.r, (const g16_fr *const *)f.w, count, &o, &err);
+        g16__trace_enable(0);
+        if (st != G16_OK)
+            fail_msg("batch of %zu: %s", count, err.msg);
+        expect_same_proofs(cpu, gpu, count, "first circuit's SpMV on the device");
+        uint64_t dev = h_step_spans("gpu.spmv"), host = cpu_spmv_spans(), waits = h_step_spans("gpu.wait_matrices");
+        if (dev != 1 || host != count - 1 || waits != 1)
+            fail_msg("batch of %zu: %llu device SpMVs, %llu on the CPU, %llu waits for the matrices; expected 1, %zu, 1",
+                     count, (unsigned long long)dev, (unsigned long long)host, (unsigned long long)waits, count - 1);
+        if (count == 1)
+            break;
+    }
+    /* a kept prover: each call's first circuit */
+    {
+        g16_prover *pv = NULL;
+        g16_prove_opts o = {.r = f.rs, .s = f.rs + f.count, .backend = "gpu", .devices = "0"};
+        assert_int_equal(g16_prover_create(&pv, f.p, f.r, &o, &err), G16_OK);
+        g16__trace_reset();
+        g16__trace_enable(G16__TRACE_RECORD);
+        for (int call = 0; call < 2; call++) {
+            memset(gpu, 0x5a, f.count * sizeof *gpu);
+            assert_int_equal(g16_prover_prove(pv, gpu, (const g16_fr *const *)f.w, f.count, &o, &err), G16_OK);
+            expect_same_proofs(cpu, gpu, f.count, "kept prover");
+        }
+        g16__trace_enable(0);
+        assert_int_equal(h_step_spans("gpu.spmv"), 2);
+        assert_int_equal(cpu_spmv_spans(), 2 * (f.count - 1));
+        g16_prover_destroy(pv);
+    }
+    /* every witness MSM early (the device's SpMV from the witness they left), then unchecked */
+    {
+        char *saved_early = env_set("G16_GPU_EARLY_W", "2");
+        memset(gpu, 0x5a, f.count * sizeof *gpu);
+        assert_int_equal(traced_prove(&f, gpu, "0", &err), G16_OK);
+        expect_same_proofs(cpu, gpu, f.count, "every witness MSM early");
+        assert_int_equal(h_step_spans("gpu.spmv"), 1);
+        env_restore("G16_GPU_EARLY_W", saved_early);
+        g16_prove_opts nc = {.r = f.rs, .s = f.rs + f.count, .backend = "gpu", .devices = "0",
+                             .flags = G16_PROVE_NO_CHECK};
+        memset(gpu, 0x5a, f.count * sizeof *gpu);
+        assert_int_equal(g16_prove(gpu, f.p, f.r, (const g16_fr *const *)f.w, f.count, &nc, &err), G16_OK);
+        expect_same_proofs(cpu, gpu, f.count, "unchecked");
+    }
+    /* two workers on the card: each one's first circuit (a worker may find none left) */
+    memset(gpu, 0x5a, f.count * sizeof *gpu);
+    assert_int_equal(traced_prove(&f, gpu, "0,0", &err), G16_OK);
+    expect_same_proofs(cpu, gpu, f.count, "two workers");
+    uint64_t dev = h_step_spans("gpu.spmv");
+    assert_true(dev >= 1 && dev <= 2);
+    assert_int_equal(cpu_spmv_spans(), f.count - dev);
+    env_restore("G16_GPU_SPMV", saved);
+    printf("  G16_GPU_SPMV=first: batches of 4 and 1, a kept prover twice, early witness MSMs, unchecked, two workers "
+           "(%llu device SpMVs): proofs = CPU, one device SpMV per worker and call\n", (unsigned long long)dev);
+    free(cpu);
+    free(gpu);
+    fixture_free(&f);
 }
 
 /* The pipeline of a GPU worker with the prefetch: a batch of 5 through one worker gives the CPU's
@@ -3230,6 +3492,8 @@ int main(void)
         cmocka_unit_test(test_gpu_no_host_c),
         cmocka_unit_test(test_gpu_spmv),
         cmocka_unit_test(test_gpu_spmv_rows),
+        cmocka_unit_test(test_gpu_spmv_first),
+        cmocka_unit_test(test_gpu_spmv_first_batch),
         cmocka_unit_test(test_prover_reuse),
         cmocka_unit_test(test_batch_failure),
         cmocka_unit_test(test_batch_failure_lowest),

@@ -480,17 +480,19 @@ static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr
  * CPU's or the device's) decides whether this proof counts, so the GPU's H step may take c = a·b
  * (prove_gpu.h, g16__gpu_prover_set_c_from_ab). */
 static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_params *p, const struct g16_r1cs *r,
-                               const g16_fr *w, worker *wk, h_buffers *hb, const g16_pvk *pvk, const g16_fr *rr,
-                               const g16_fr *ss, g16__gpu_poll_fn poll, g16__gpu_next_fn next, void *poll_ctx,
-                               const g16__query_sums *pre, int rows_gpu, int rows_checked, g16_error *err)
+                               const g16_fr *w, worker *wk, h_buffers *hb, int abc_dev, const g16_pvk *pvk,
+                               const g16_fr *rr, const g16_fr *ss, g16__gpu_poll_fn poll, g16__gpu_next_fn next,
+                               void *poll_ctx, const g16__query_sums *pre, int rows_gpu, int rows_checked,
+                               g16_error *err)
 {
     g16_status st = G16_OK;
     g16__span span = g16__span_begin_n("prove.circuit", idx);
     g16__span sp = g16__span_begin_n(wk->gp ? "ntt.h.gpu" : "ntt.h", r->n);
     const g16_fr *wd = hb->w ? hb->w : w; /* the witness the GPU reads: the pinned copy if any */
-    if (wk->gp) { /* (hb->a NULL: from the witness, by the device's SpMV) */
+    if (wk->gp) { /* (hb->a NULL, or abc_dev: from the witness, by the device's SpMV) */
         g16__gpu_prover_set_c_from_ab(wk->gp, rows_checked);
-        st = g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, pre ? NULL : wd, err);
+        st = abc_dev ? g16__gpu_prover_h(wk->gp, NULL, NULL, NULL, pre ? NULL : wd, err)
+                     : g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, pre ? NULL : wd, err);
     } else {
         g16__ntt_groth16_h(wk->dom, hb->a, hb->b, hb->c);
     }
@@ -642,7 +644,7 @@ static void serial_run(batch *b, worker *wk)
         int rows_gpu = rows_on_gpu(wk, b->flags);
         g16_status st = prove_synth(i, b->pv->r, b->witnesses[i], &wk->hb[0], b->flags, rows_gpu, &e);
         if (st == G16_OK)
-            st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], batch_pvk(b),
+            st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, &wk->hb[0], 0, batch_pvk(b),
                               &b->rs[2 * i], &b->rs[2 * i + 1], NULL, NULL, NULL, NULL, rows_gpu,
                               !(b->flags & G16_PROVE_NO_CHECK), &e);
         if (st != G16_OK)
@@ -723,6 +725,11 @@ typedef struct {
     int pair_overlap; /* G16_GPU_PAIR_OVERLAP (default 1): 0 = the second copied before the first is ready */
     int pre[2];
     size_t pre_idx[2];
+    /* The batch's first circuit on the device (prove_gpu.h, g16__gpu_prover_spmv_first): spmv_first
+     * says the route is taken; dev[slot] that the slot's a, b, c are the device's (the synth thread
+     * copied its witness only, and checked its length and w[0]; the rows are checked on the
+     * device). */
+    int spmv_first, dev[2];
     int have_early[2];
     g16_status early_st[2];
     g16_error early_err[2];
@@ -768,11 +775,14 @@ static void *synth_main(void *arg)
             pthread_cond_wait(&pc->cv, &pc->mu);
         pthread_mutex_unlock(&pc->mu);
         size_t i;
+        int dev = nfilled == 0 && pc->spmv_first; /* (never with pair_early: gpu_worker_run) */
         if (pc->pre[slot]) {
             i = pc->pre_idx[slot];
             pc->pre[slot] = 0;
         } else if ((i = batch_claim(b)) >= b->count) {
             break;
+        } else if (dev) {
+            synth_copy_w(i, b->witnesses[i], &pc->wk->hb[slot]); /* (ready with the slot, below) */
         } else {
             synth_copy_w(i, b->witnesses[i], &pc->wk->hb[slot]);
             /* the batch's start: the next circuit's witness too, into the other slot (free), while
@@ -804,7 +814,7 @@ static void *synth_main(void *arg)
                 pthread_mutex_unlock(&pc->mu);
             }
         }
-        g16_status st = synth_eval(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], &e);
+        g16_status st = dev ? G16_OK : synth_eval(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], &e);
         if (st != G16_OK) {
             batch_fail(b, i, st, &e);
             break;
@@ -813,12 +823,17 @@ static void *synth_main(void *arg)
         pc->state[slot] = SLOT_READY;
         pc->idx[slot] = i;
         pc->checked[slot] = 0;
+        pc->dev[slot] = dev;
+        if (dev && pc->wk->hb[slot].w) { /* (with the slot: no early witness MSMs before its H step) */
+            pc->w_ready[slot] = 1;
+            pc->idx_w[slot] = i;
+        }
         pthread_cond_broadcast(&pc->cv);
         pthread_mutex_unlock(&pc->mu);
         st = prefetch_early(pc, slot, nfilled++, &e);
         if (st == G16_OK)
-            st = synth_check(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], b->flags, rows_on_gpu(pc->wk, b->flags),
-                             &e);
+            st = synth_check(i, b->pv->r, b->witnesses[i], &pc->wk->hb[slot], b->flags,
+                             dev || rows_on_gpu(pc->wk, b->flags), &e);
         if (st != G16_OK)
             batch_fail(b, i, st, &e);
         pthread_mutex_lock(&pc->mu);
@@ -1011,12 +1026,18 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
     pc.early_mode = early_mode_for();
     pc.pair_early = pc.early_mode && g16__gpu_prover_pairs(wk->gp) && wk->hb[0].w && wk->hb[1].w;
     pc.pair_overlap = pair_overlap_for();
+    pc.spmv_first = g16__gpu_prover_spmv_first(wk->gp) && !pc.pair_early;
     pthread_mutex_init(&pc.mu, NULL);
     pthread_cond_init(&pc.cv, NULL);
     if (pthread_create(&th, NULL, synth_main, &pc) != 0) {
         serial_run(b, wk); /* no second thread: both stages here, one circuit at a time */
         goto cleanup;
     }
+    /* the first circuit's matrices cross PCIe while its witness is copied (a failure here is left to
+     * that circuit's H step, which stages them again and names it); not where every circuit's
+     * witness MSMs run early (tests), whose scratch the staged matrices would take */
+    if (pc.spmv_first && pc.early_mode != 2 && g16__gpu_prover_spmv_stage(wk->gp, &e) != G16_OK)
+        e = (g16_error){0, ""};
     for (int slot = 0;; slot ^= 1) {
         /* while the slot's a, b, c are not ready, its witness MSMs when its witness is (at a batch's
          * start the GPU waits for the first circuit's SpMV) */
@@ -1048,10 +1069,11 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
             }
             pre = &pc.early[slot];
         }
+        int dev = pc.dev[slot], no_check = (b->flags & G16_PROVE_NO_CHECK) != 0;
         if (st == G16_OK && !batch_failed_upto(b, i))
-            st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, hb, batch_pvk(b),
+            st = prove_finish(&b->out[i], i, b->pv->p, b->pv->r, b->witnesses[i], wk, hb, dev, batch_pvk(b),
                               &b->rs[2 * i], &b->rs[2 * i + 1], prefetch ? prefetch_next : NULL, pair_next, &pc,
-                              pre, rows_on_gpu(wk, b->flags), !(b->flags & G16_PROVE_NO_CHECK), &e);
+                              pre, (dev && !no_check) || rows_on_gpu(wk, b->flags), !no_check, &e);
         /* the proof counts only for a witness that passed the check (a failed check already
          * failed the batch, naming this circuit: the proof's own error would say less) */
         g16_status cst = wait_check(&pc, slot);
@@ -1069,10 +1091,12 @@ static void gpu_worker_run(batch *b, worker *wk, size_t index)
         pc.state[slot] = SLOT_FREE;
         pc.w_ready[slot] = 0;
         pc.have_early[slot] = 0;
+        pc.dev[slot] = 0;
         pthread_cond_broadcast(&pc.cv);
         pthread_mutex_unlock(&pc.mu);
     }
     pthread_join(th, NULL);
+    g16__gpu_prover_spmv_unstage(wk->gp); /* (staged for a first circuit that never reached its H step) */
     /* every READY slot went through release_host above, so nothing should be pending; the next
      * call's synth thread rewrites both slots, hence the certainty */
     g16_status fin = g16__gpu_prover_prefetch_cancel(wk->gp, &e);

@@ -134,6 +134,16 @@ struct g16__gpu_prover {
     void *drp[3];
     g16_fr *dcoeffs;
     int dw_early;
+    /* The same for one circuit at a time where the matrices do not stay (prove_gpu.h,
+     * g16__gpu_prover_spmv_first): spmv_first says the route is open, mat_pinned that the
+     * matrices' host memory is page-locked (the ranges in mat_pin); tr_* the staged copy in scratch
+     * memory (tr_staged: allocated and enqueued, until the H step or _unstage gives it back), its
+     * last 8 bytes the rows' verdict (tr_check). */
+    int spmv_first, mat_pinned, tr_staged;
+    uint32_t *tr_words[3];
+    void *tr_rp[3];
+    g16_fr *tr_coeffs;
+    uint64_t *tr_check;
     g16_fr *dscal; /* device: the compacted a / b scalars: dabc + n (the H step's b and c, free once H
                     * is computed) when they fit there, else an allocation of its own (dscal_own) */
     int dscal_own;
@@ -296,22 +306,24 @@ typedef struct {
     uintptr_t lo, hi; /* page-aligned [lo, hi) */
 } pin_range;
 
-/* The queries' pages as disjoint ranges (at most Q_COUNT), in address order: overlapping or
- * touching page ranges merged. Returns the count. */
-static int pin_ranges(const struct g16_params *p, pin_range *r)
+/* Adds the pages of [b, b + bytes) to the k ranges of r (in address order); returns k + 1 (k when
+ * bytes is 0). */
+static int pin_range_add(pin_range *r, int k, const void *b, size_t bytes)
 {
-    int k = 0;
-    size_t n;
-    for (int q = 0; q < Q_COUNT; q++) {
-        uintptr_t b = (uintptr_t)q_bases(p, q, &n);
-        if (!n)
-            continue;
-        pin_range x = {b & ~(PIN_PAGE - 1), (b + n * q_point_bytes(q) + PIN_PAGE - 1) & ~(PIN_PAGE - 1)};
-        int i = k++;
-        for (; i > 0 && r[i - 1].lo > x.lo; i--) /* insertion in address order */
-            r[i] = r[i - 1];
-        r[i] = x;
-    }
+    if (!bytes)
+        return k;
+    uintptr_t lo = (uintptr_t)b;
+    pin_range x = {lo & ~(PIN_PAGE - 1), (lo + bytes + PIN_PAGE - 1) & ~(PIN_PAGE - 1)};
+    int i = k++;
+    for (; i > 0 && r[i - 1].lo > x.lo; i--) /* insertion in address order */
+        r[i] = r[i - 1];
+    r[i] = x;
+    return k;
+}
+
+/* The k ranges of r (in address order) merged where they overlap or touch; returns the count. */
+static int pin_merge(pin_range *r, int k)
+{
     int m = 0;
     for (int i = 0; i < k; i++) {
         if (m && r[i].lo <= r[m - 1].hi) {
@@ -322,6 +334,18 @@ static int pin_ranges(const struct g16_params *p, pin_range *r)
         }
     }
     return m;
+}
+
+/* The queries' pages as disjoint ranges (at most Q_COUNT), in address order. */
+static int pin_ranges(const struct g16_params *p, pin_range *r)
+{
+    int k = 0;
+    size_t n;
+    for (int q = 0; q < Q_COUNT; q++) {
+        const void *b = q_bases(p, q, &n);
+        k = pin_range_add(r, k, b, n * q_point_bytes(q));
+    }
+    return pin_merge(r, k);
 }
 
 static g16_status pin_one(pin_range x, g16_error *err)
@@ -401,6 +425,61 @@ static void pin_acquire(g16__gpu_prover *gp)
     while (i-- > 0) /* the ones that worked */
         unpin_one(r[i]);
     snprintf(gp->pin_note, sizeof gp->pin_note, "pageable (%.120s)", e.msg);
+}
+
+/* The matrices' and the dictionary's pages (the transient SpMV's uploads, mat_stage) as disjoint
+ * ranges (at most 7), in address order. */
+#define MAT_RANGES 7
+static int mat_ranges(const struct g16_r1cs *r, pin_range *x)
+{
+    int k = 0;
+    for (int m = 0; m < 3; m++) {
+        const g16__csr *c = &r->mat[m];
+        k = pin_range_add(x, k, c->rp32 ? (const void *)c->rp32 : (const void *)c->rp64,
+                          (r->num_constraints + 1) * (c->rp32 ? 4 : 8));
+        k = pin_range_add(x, k, c->w, c->nwords * 4);
+    }
+    k = pin_range_add(x, k, r->coeffs, r->num_coeffs * sizeof(g16_fr));
+    return pin_merge(x, k);
+}
+
+static void mat_unpin(g16__gpu_prover *gp)
+{
+    pin_range x[MAT_RANGES];
+    if (gp->mat_pinned)
+        for (int i = 0, k = mat_ranges(gp->r, x); i < k; i++)
+            unpin_one(x[i]);
+    gp->mat_pinned = 0;
+}
+
+/* Page-locks the matrices for the transient SpMV's uploads (from pageable memory the driver stages
+ * them at ~10 GB/s, several times slower; G16_GPU_PIN_QUERIES=0 leaves them pageable too). A
+ * failure (a range that overlaps one registered already, e.g. by the queries of a small circuit
+ * sharing its pages) only means pageable uploads; the note says so. */
+static void mat_pin(g16__gpu_prover *gp, char *note, size_t len)
+{
+    const char *env = getenv("G16_GPU_PIN_QUERIES");
+    g16_error e = {0, ""};
+    pin_range x[MAT_RANGES];
+    int i = 0, k;
+    if (env && !strcmp(env, "0")) {
+        snprintf(note, len, "pageable (G16_GPU_PIN_QUERIES=0)");
+        return;
+    }
+    g16__span sp = g16__span_begin("gpu.pin_matrices");
+    k = mat_ranges(gp->r, x);
+    for (; i < k; i++)
+        if (pin_one(x[i], &e) != G16_OK)
+            break;
+    g16__span_end(sp);
+    if (i == k) {
+        gp->mat_pinned = 1;
+        snprintf(note, len, "page-locked");
+        return;
+    }
+    while (i-- > 0)
+        unpin_one(x[i]);
+    snprintf(note, len, "pageable: %.100s", e.msg);
 }
 
 /* ---- streaming: the next chunk uploaded while the current one runs ----
@@ -521,6 +600,22 @@ static void spmv_free(g16__gpu_prover *gp)
     gp->dcoeffs = NULL;
 }
 
+/* The transient SpMV's staged matrices given back to the device's pool (stream-ordered: work
+ * enqueued before still reads them; never waits). */
+static void mat_unstage(g16__gpu_prover *gp)
+{
+    for (int k = 0; k < 3; k++) {
+        g16__gpu_scratch_free(gp->gpu, gp->tr_words[k]);
+        g16__gpu_scratch_free(gp->gpu, gp->tr_rp[k]);
+        gp->tr_words[k] = NULL;
+        gp->tr_rp[k] = NULL;
+    }
+    g16__gpu_scratch_free(gp->gpu, gp->tr_coeffs);
+    gp->tr_coeffs = NULL;
+    gp->tr_check = NULL;
+    gp->tr_staged = 0;
+}
+
 void g16__gpu_prover_destroy(g16__gpu_prover *gp)
 {
     if (!gp)
@@ -541,6 +636,8 @@ void g16__gpu_prover_destroy(g16__gpu_prover *gp)
         g16__gpu_free(gp->gpu, gp->dbits);
         g16__gpu_free(gp->gpu, gp->dcheck);
         spmv_free(gp);
+        mat_unstage(gp); /* (after the sync: the pool takes it back at once) */
+        mat_unpin(gp);   /* (after the sync: no staged upload still reads them) */
     }
     g16__gpu_event_destroy(gp->pf_done);
     g16__gpu_event_destroy(gp->w2_done);
@@ -1123,16 +1220,25 @@ static size_t matrix_bytes(const struct g16_r1cs *r, int k)
 }
 
 /* G16_GPU_SPMV: unset, empty or 1: A·w, B·w, C·w on the device when the queries are resident and
- * the matrices fit beside them with the largest MSM's scratch kept free; 0: on the CPU. */
-static g16_status spmv_env(int *on, g16_error *err)
+ * the matrices fit beside them with the largest MSM's scratch kept free, else for each batch's
+ * first circuit in that scratch (spmv_first_setup); "resident": the first alone (the rule before,
+ * for A/B runs); "first": the second alone (tests, A/B runs); 0: on the CPU. *resident and *first
+ * say which routes the mode allows. */
+static g16_status spmv_env(int *resident, int *first, g16_error *err)
 {
     const char *env = getenv("G16_GPU_SPMV");
-    *on = 1;
+    *resident = *first = 1;
     if (!env || !*env || !strcmp(env, "1"))
         return G16_OK;
-    if (strcmp(env, "0") != 0)
-        return g16__error(err, G16_ERR_ARG, "G16_GPU_SPMV='%s': expected 0 or 1", env);
-    *on = 0;
+    if (!strcmp(env, "resident")) {
+        *first = 0;
+    } else if (!strcmp(env, "first")) {
+        *resident = 0;
+    } else if (!strcmp(env, "0")) {
+        *resident = *first = 0;
+    } else {
+        return g16__error(err, G16_ERR_ARG, "G16_GPU_SPMV='%s': expected 0, 1, resident or first", env);
+    }
     return G16_OK;
 }
 
@@ -1246,6 +1352,33 @@ static size_t spmv_bytes(const struct g16_r1cs *r)
     if (r->num_coeffs > ((uint64_t)1 << 31))
         return 0;
     return matrix_bytes(r, 0) + matrix_bytes(r, 1) + matrix_bytes(r, 2) + r->num_coeffs * sizeof(g16_fr);
+}
+
+/* The transient SpMV (prove_gpu.h, g16__gpu_prover_spmv_first): where the matrices do not stay on
+ * the device beside the queries, but fit with the rows' verdict in the largest MSM's scratch,
+ * which the plan keeps free and no MSM holds between proofs. Only with all five queries resident
+ * (the streamed and partial plans fill the batch's start with the witness MSMs, in pairs) and the
+ * H step in three vectors. The matrices' host memory is page-locked for the prover's life
+ * (mat_pin). The note says which route the first circuits take. */
+static void spmv_first_setup(g16__gpu_prover *gp)
+{
+    const struct g16_r1cs *r = gp->r;
+    size_t need = spmv_bytes(r) + sizeof(g16_fr), room, len = strlen(gp->spmv_note);
+    char pin[128];
+    if (gp->spmv || !gp->resident || gp->h_slots != 3 || !spmv_bytes(r))
+        return;
+    room = largest_scratch(gp);
+    if (need > room) {
+        snprintf(gp->spmv_note + len, sizeof gp->spmv_note - len,
+                 "; no SpMV on the device for a batch's first circuit: its matrices (%zu bytes) exceed the MSM "
+                 "scratch (%zu)", need, room);
+        return;
+    }
+    mat_pin(gp, pin, sizeof pin);
+    gp->spmv_first = 1;
+    snprintf(gp->spmv_note + len, sizeof gp->spmv_note - len,
+             "; a batch's first circuit: A/B/C times the witness on the device, the matrices (%.3g GB, %s) staged "
+             "in the MSM scratch", need / 1e9, pin);
 }
 
 /* G16_GPU_PASSES: unset, empty or "auto": passes where the plan took pieces and they fit
@@ -1655,10 +1788,10 @@ g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size
     }
     gp->pf_mu_init = 1;
     g16__span sp = g16__span_begin_n("gpu.prover_create", (uint64_t)device);
-    int spmv = 0, rmode = 0;
+    int spmv = 0, spmv_first = 0, rmode = 0;
     unsigned rmask = 0;
     size_t forced_piece = 0;
-    if ((st = prefetch_env(&gp->pf_knob, err)) != G16_OK || (st = spmv_env(&spmv, err)) != G16_OK ||
+    if ((st = prefetch_env(&gp->pf_knob, err)) != G16_OK || (st = spmv_env(&spmv, &spmv_first, err)) != G16_OK ||
         (st = piece_env(&forced_piece, err)) != G16_OK || (st = resident_env(&rmode, &rmask, err)) != G16_OK ||
         (st = g16__gpu_open(&gp->gpu, device, err)) != G16_OK)
         goto cleanup;
@@ -1725,6 +1858,8 @@ g16_status g16__gpu_prover_create_shared(g16__gpu_prover **out, int device, size
         goto cleanup;
     if (!forced_piece && (st = passes_setup(gp, err)) != G16_OK)
         goto cleanup;
+    if (spmv_first)
+        spmv_first_setup(gp);
     *out = gp;
     gp = NULL;
 cleanup:
@@ -1853,7 +1988,8 @@ static int pf_holds(const g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b,
  * waited for inside it so that it is the kernels' time: not the side stream, where the next
  * circuit's witness may be crossing PCIe, which the whole-context sync waited for, 2.4x the
  * kernels' time at 2^27 on the H200). */
-static g16_status spmv_abc(g16__gpu_prover *gp, g16_error *err)
+static g16_status spmv_abc(g16__gpu_prover *gp, uint32_t *const *words, void *const *rp, const g16_fr *coeffs,
+                           g16_error *err)
 {
     g16_status st = G16_OK;
     const struct g16_r1cs *r = gp->r;
@@ -1861,8 +1997,8 @@ static g16_status spmv_abc(g16__gpu_prover *gp, g16_error *err)
     g16__span sp = g16__span_begin_n("gpu.spmv", r->num_constraints);
     for (int k = 0; k < 3 && st == G16_OK; k++) {
         int wide = r->mat[k].rp32 == NULL;
-        st = g16__gpu_spmv(gp->gpu, gp->dabc + k * n, n, r->num_constraints, wide ? NULL : (const uint32_t *)gp->drp[k],
-                           wide ? (const uint64_t *)gp->drp[k] : NULL, gp->dwords[k], gp->dcoeffs, gp->dw, err);
+        st = g16__gpu_spmv(gp->gpu, gp->dabc + k * n, n, r->num_constraints, wide ? NULL : (const uint32_t *)rp[k],
+                           wide ? (const uint64_t *)rp[k] : NULL, words[k], coeffs, gp->dw, err);
     }
     if (st == G16_OK)
         st = g16__gpu_sync_main(gp->gpu, err);
@@ -1913,21 +2049,68 @@ static g16_status take_prefetch_locked(g16__gpu_prover *gp, g16_fr **cur, g16_fr
     return st;
 }
 
+/* The transient SpMV's matrices and dictionary in scratch memory from the device's pool, the
+ * rows' verdict word after the dictionary (tr_check), their copies enqueued on the stream (span
+ * gpu.stage_matrices: the enqueueing; from page-locked memory it returns at once). Nothing when
+ * staged already. A failure gives back what was allocated (after the stream is drained: no copy
+ * left in flight). */
+static g16_status mat_stage(g16__gpu_prover *gp, g16_error *err)
+{
+    g16_status st = G16_OK;
+    const struct g16_r1cs *r = gp->r;
+    size_t cb = r->num_coeffs * sizeof(g16_fr);
+    if (gp->tr_staged)
+        return G16_OK;
+    gp->tr_staged = 1;
+    g16__span sp = g16__span_begin_n("gpu.stage_matrices", spmv_bytes(r));
+    for (int k = 0; k < 3 && st == G16_OK; k++) {
+        const g16__csr *m = &r->mat[k];
+        size_t rpb = (r->num_constraints + 1) * (m->rp32 ? 4 : 8);
+        const void *rp = m->rp32 ? (const void *)m->rp32 : (const void *)m->rp64;
+        if ((st = g16__gpu_scratch_alloc(gp->gpu, (void **)&gp->tr_words[k], m->nwords ? m->nwords * 4 : 4,
+                                         "staged matrix words", err)) == G16_OK &&
+            (st = g16__gpu_scratch_alloc(gp->gpu, &gp->tr_rp[k], rpb, "staged matrix row pointers", err)) == G16_OK &&
+            (!m->nwords || (st = g16__gpu_upload(gp->gpu, gp->tr_words[k], m->w, m->nwords * 4, err)) == G16_OK))
+            st = g16__gpu_upload(gp->gpu, gp->tr_rp[k], rp, rpb, err);
+    }
+    if (st == G16_OK && (st = g16__gpu_scratch_alloc(gp->gpu, (void **)&gp->tr_coeffs, cb + sizeof(g16_fr),
+                                                     "staged coefficients", err)) == G16_OK &&
+        (!cb || (st = g16__gpu_upload(gp->gpu, gp->tr_coeffs, r->coeffs, cb, err)) == G16_OK))
+        gp->tr_check = (uint64_t *)(gp->tr_coeffs + r->num_coeffs);
+    g16__span_end(sp);
+    if (st != G16_OK) {
+        (void)g16__gpu_sync(gp->gpu, NULL);
+        mat_unstage(gp);
+    }
+    return st;
+}
+
 /* The H step's a, b, c from the witness on the device: w uploaded first (synchronously: the
- * SpMV reads it), or, with w = NULL, the one g16__gpu_prover_msms_w left in dw. */
+ * SpMV reads it), or, with w = NULL, the one g16__gpu_prover_msms_w left in dw. From the resident
+ * matrices, else (g16__gpu_prover_spmv_first) from the staged ones (mat_stage: by
+ * g16__gpu_prover_spmv_stage already, or now), whose copies are waited for first (span
+ * gpu.wait_matrices: what the caller's staging did not hide); a pending copy of the a slot, which
+ * writes into the vectors the SpMV fills, is waited for and forgotten first. */
 static g16_status h_inputs_spmv(g16__gpu_prover *gp, const g16_fr *w, int dw_early, g16_error *err)
 {
     g16_status st = G16_OK;
     const struct g16_r1cs *r = gp->r;
-    if (!gp->spmv)
+    if (!gp->spmv && !gp->spmv_first)
         return g16__error(err, G16_ERR_ARG, "gpu prover: no a, b, c given and the matrices are not on the device");
     if (!w && !dw_early)
         return g16__error(err, G16_ERR_ARG, "gpu prover: no witness on the device for the SpMV");
     pthread_mutex_lock(&gp->pf_mu);
-    int take = w && pf_holds(gp, NULL, NULL, NULL, w);
+    int take = gp->spmv && w && pf_holds(gp, NULL, NULL, NULL, w);
     if (take)
         st = take_prefetch_locked(gp, &gp->dw, &gp->dw_spare, r->num_inputs + r->num_aux, err);
+    else if (!gp->spmv && gp->pf_mode == G16__GPU_PF_A)
+        st = cancel_locked(gp, err);
     pthread_mutex_unlock(&gp->pf_mu);
+    if (st == G16_OK && !gp->spmv && (st = mat_stage(gp, err)) == G16_OK) {
+        g16__span sp = g16__span_begin_n("gpu.wait_matrices", spmv_bytes(r));
+        st = g16__gpu_sync_main(gp->gpu, err);
+        g16__span_end(sp);
+    }
     if (st == G16_OK && w && !take) { /* (the stream alone: a prefetch of the next witness may run) */
         g16__span sp = g16__span_begin_n("gpu.upload_witness", r->num_inputs + r->num_aux);
         st = g16__gpu_upload(gp->gpu, gp->dw, w, (r->num_inputs + r->num_aux) * sizeof(g16_fr), err);
@@ -1937,7 +2120,10 @@ static g16_status h_inputs_spmv(g16__gpu_prover *gp, const g16_fr *w, int dw_ear
         if (st == G16_OK)
             gp->n_uploaded++;
     }
-    return st == G16_OK ? spmv_abc(gp, err) : st;
+    if (st != G16_OK)
+        return st;
+    return gp->spmv ? spmv_abc(gp, gp->dwords, gp->drp, gp->dcoeffs, err)
+                    : spmv_abc(gp, gp->tr_words, gp->tr_rp, gp->tr_coeffs, err);
 }
 
 /* The H step's a, b, c from the host into the current set: the prefetched set when it holds
@@ -2159,12 +2345,13 @@ static g16_status h_two_vectors(g16__gpu_prover *gp, const g16_fr *a, const g16_
     return st;
 }
 
-g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
-                             const g16_fr *w, g16_error *err)
+static g16_status h_step(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c, const g16_fr *w,
+                         g16_error *err)
 {
     g16_status st = G16_OK;
     size_t n = gp->r->n;
     int dw_early = gp->dw_early;
+    uint64_t *chk = NULL; /* the rows' verdict on the device, when they are checked there */
     gp->have_h = 0;
     gp->w_src = NULL;
     gp->dw_early = 0; /* used now, or left behind by this step's upload */
@@ -2188,9 +2375,11 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
         if (st != G16_OK)
             return st;
         gp->dh = gp->dabc; /* (after a take of the spare set, which swaps the two) */
-        /* the rows' check before the NTTs transform a, b, c in place (same stream) */
-        if (gp->dcheck && (st = g16__gpu_check_products(gp->gpu, gp->dabc, gp->dabc + n, gp->dabc + 2 * n,
-                                                        gp->r->num_constraints, gp->dcheck, err)) != G16_OK)
+        /* the rows' check before the NTTs transform a, b, c in place (same stream): always after
+         * the transient SpMV, whose circuit the caller's CPU stage did not check */
+        chk = gp->dcheck ? gp->dcheck : !a && !gp->spmv ? gp->tr_check : NULL;
+        if (chk && (st = g16__gpu_check_products(gp->gpu, gp->dabc, gp->dabc + n, gp->dabc + 2 * n,
+                                                 gp->r->num_constraints, chk, err)) != G16_OK)
             return st;
         if ((st = g16__gpu_ntt_groth16_h_device(gp->ntt, gp->dabc, gp->dabc + n, gp->dabc + 2 * n, err)) != G16_OK)
             return st;
@@ -2202,14 +2391,24 @@ g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr 
     if ((st = gp->w_pending ? g16__gpu_sync_main(gp->gpu, err) : g16__gpu_sync(gp->gpu, err)) != G16_OK)
         return st;
     h_profile_end(gp);
-    if (gp->dcheck && ((st = g16__gpu_download(gp->gpu, &gp->check_bad, gp->dcheck, sizeof gp->check_bad, err)) !=
-                           G16_OK ||
-                       (st = g16__gpu_sync(gp->gpu, err)) != G16_OK))
+    if (chk && ((st = g16__gpu_download(gp->gpu, &gp->check_bad, chk, sizeof gp->check_bad, err)) != G16_OK ||
+                (st = g16__gpu_sync(gp->gpu, err)) != G16_OK))
         return st;
     gp->w_src = w;
     gp->have_h = 1; /* (a failing row: the caller decides, g16__gpu_prover_drop_h) */
     set_pf_open(gp, 1);
     return G16_OK;
+}
+
+/* The step, then the transient SpMV's matrices given back to the pool (whether they were used,
+ * staged for nothing, or the step failed): the MSMs' scratch takes their place. */
+g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
+                             const g16_fr *w, g16_error *err)
+{
+    g16_status st = h_step(gp, a, b, c, w, err);
+    if (gp->tr_staged)
+        mat_unstage(gp);
+    return st;
 }
 
 void g16__gpu_prover_drop_h(g16__gpu_prover *gp)
@@ -2646,6 +2845,19 @@ uint64_t g16__gpu_prover_w2_side_count(const g16__gpu_prover *gp) { return gp->n
 int g16__gpu_prover_checks(const g16__gpu_prover *gp) { return gp->dcheck != NULL; }
 
 int g16__gpu_prover_spmv(const g16__gpu_prover *gp) { return gp->spmv; }
+
+int g16__gpu_prover_spmv_first(const g16__gpu_prover *gp) { return gp->spmv_first; }
+
+g16_status g16__gpu_prover_spmv_stage(g16__gpu_prover *gp, g16_error *err)
+{
+    return gp->spmv_first ? mat_stage(gp, err) : G16_OK;
+}
+
+void g16__gpu_prover_spmv_unstage(g16__gpu_prover *gp)
+{
+    if (gp->tr_staged)
+        mat_unstage(gp);
+}
 
 uint64_t g16__gpu_prover_check_first_bad(const g16__gpu_prover *gp) { return gp->check_bad; }
 

@@ -124,10 +124,11 @@ void g16__gpu_prover_describe(const g16__gpu_prover *gp, char *buf, size_t len);
  * allocated until then (g16__gpu_prover_w_late_count counts those steps). g16__gpu_prover_h_download copies that
  * H to the host (r->n elements; for tests).
  *
- * With the matrices on the device (g16__gpu_prover_spmv), a = b = c = NULL computes a, b, c there
- * from w (uploaded first, synchronously: span gpu.upload_witness) or, with w = NULL too, from the
- * witness the last g16__gpu_prover_msms_w left on the device (G16_ERR_ARG when there is none, or
- * when the matrices are not on the device); span gpu.spmv. The host vectors are not needed at all. */
+ * With the matrices on the device (g16__gpu_prover_spmv, or for one step g16__gpu_prover_spmv_first),
+ * a = b = c = NULL computes a, b, c there from w (uploaded first, synchronously: span
+ * gpu.upload_witness) or, with w = NULL too, from the witness the last g16__gpu_prover_msms_w left
+ * on the device (G16_ERR_ARG when there is none, or when neither route is open); span gpu.spmv.
+ * The host vectors are not needed at all. */
 g16_status g16__gpu_prover_h(g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b, const g16_fr *c,
                              const g16_fr *w, g16_error *err);
 g16_status g16__gpu_prover_h_download(g16__gpu_prover *gp, g16_fr *h, g16_error *err);
@@ -223,6 +224,29 @@ void g16__gpu_prover_drop_h(g16__gpu_prover *gp);
  * host cores and the 12 GB a/b/c upload per circuit; the matrices take ~5 bytes per entry plus 4
  * (or 8) per row. 1 when on. */
 int g16__gpu_prover_spmv(const g16__gpu_prover *gp);
+
+/* A·w, B·w, C·w on the device for one circuit at a time, where the matrices do not stay there
+ * (G16_GPU_SPMV 1 or "first"; "resident" and 0 turn it off): with all five queries resident and
+ * three H vectors, when the matrices and their dictionary fit in the largest MSM's scratch, which
+ * the plan keeps free and which no MSM holds between proofs. g16__gpu_prover_h given a = b = c =
+ * NULL then stages the matrices there (scratch memory from the device's pool; from their host
+ * memory, page-locked for the prover's life), computes a, b, c from w (or from the witness the
+ * last g16__gpu_prover_msms_w left) and checks the rows on the device: the caller takes the
+ * verdict from g16__gpu_prover_check_first_bad, as with G16_GPU_CHECK=1, and need not have
+ * checked them; the matrices go back to the pool when the step returns. For the pipeline's first
+ * circuit of a batch, whose SpMV on the CPU the GPU would wait for (~0.5 s of a single 2^27
+ * proof's 2.04 s on an H100 80GB, where the resident matrices cost the MSMs their passes:
+ * bench/RESULTS.md, thirty-second session); every later circuit's SpMV runs on the CPU under the
+ * previous circuit's MSMs. g16__gpu_prover_spmv_first is 1 when the route is open;
+ * g16__gpu_prover_spmv_stage stages the matrices ahead of the step (copies enqueued on the stream,
+ * so that they cross PCIe while the caller still prepares the witness; a no-op when the route is
+ * closed or they are staged already); g16__gpu_prover_spmv_unstage gives staged matrices back
+ * unused (stream-ordered, never waits). Memory: the staged matrices take the place of the MSM
+ * scratch the plan counted, so nothing else may allocate scratch between the staging and the H
+ * step (g16__gpu_prover_msms_w would: stage after it). */
+int g16__gpu_prover_spmv_first(const g16__gpu_prover *gp);
+g16_status g16__gpu_prover_spmv_stage(g16__gpu_prover *gp, g16_error *err);
+void g16__gpu_prover_spmv_unstage(g16__gpu_prover *gp);
 
 /* The prefetch mode the prover was created with: G16__GPU_PF_OFF none (G16_GPU_PREFETCH=0,
  * streaming mode, or no room for the spare a, b, c and no a slot: g16__gpu_prover_prefetch is then

@@ -205,6 +205,10 @@ static void test_fault_sweep(void **state)
         {"resident, MSMs whole in passes of 3 windows", "0", {{"G16_GPU_PASSES", "3"}}},
         {"resident, a/b/c from the CPU, the next a copied during the witness MSMs", "0",
          {{"G16_GPU_SPMV", "0"}, {"G16_GPU_PREFETCH", "a"}}},
+        {"resident, the first circuit's SpMV on the device (staged), the next a copied during the witness MSMs", "0",
+         {{"G16_GPU_SPMV", "first"}, {"G16_GPU_PREFETCH", "a"}}},
+        {"resident, each worker's first circuit's SpMV on the device, two workers on card 0", "0,0",
+         {{"G16_GPU_SPMV", "first"}}},
         {"streamed in chunks of 201 points", "0", {{"G16_GPU_STREAM", "1"}, {"G16_GPU_CHUNK", "201"}}},
         {"streamed, the H step in two vectors", "0", {{"G16_GPU_STREAM", "1"}, {"G16_GPU_H_SLOTS", "2"}}},
         {"streamed in chunks of 201 points, witness MSMs in pairs (no early ones)", "0",
@@ -294,6 +298,7 @@ static void test_fault_kept_prover(void **state)
         {"kept prover, a/b/c from the CPU, prefetch=wait", "0", {{"G16_GPU_SPMV", "0"}, {"G16_GPU_PREFETCH", "wait"}}},
         {"kept prover, streamed in chunks of 201", "0", {{"G16_GPU_STREAM", "1"}, {"G16_GPU_CHUNK", "201"}}},
         {"kept prover, two workers on card 0", "0,0", {{NULL, NULL}}},
+        {"kept prover, the first circuit's SpMV on the device", "0", {{"G16_GPU_SPMV", "first"}}},
         {"kept prover, one worker on each of cards 0 and 1", "0,1", {{"G16_GPU_EARLY_W", "2"}}},
     };
     for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
@@ -329,6 +334,9 @@ static void test_fault_device_use(void **state)
         {"resident, MSMs whole in passes of 3 windows", "0", {{"G16_GPU_PASSES", "3"}}},
         {"resident, a/b/c from the CPU, the next a copied during the witness MSMs", "0",
          {{"G16_GPU_SPMV", "0"}, {"G16_GPU_PREFETCH", "a"}, {"G16_GPU_EARLY_W", "0"}}},
+        {"resident, the first circuit's SpMV on the device (staged)", "0", {{"G16_GPU_SPMV", "first"}}},
+        {"resident, the first circuit's SpMV on the device, every circuit early", "0",
+         {{"G16_GPU_SPMV", "first"}, {"G16_GPU_EARLY_W", "2"}}},
         {"streamed in chunks of 201 points, no upload thread", "0",
          {{"G16_GPU_STREAM", "1"}, {"G16_GPU_CHUNK", "201"}, {"G16_GPU_STREAM_OVERLAP", "0"}}},
         {"h, b_g2 resident, the others streamed, no upload thread", "0",
