@@ -354,7 +354,9 @@ g16_status g16_setup(g16_params **out, const g16_r1cs *r1cs, const g16_setup_opt
  * stay on its device for the whole batch when they fit (each MSM in pieces when its whole scratch
  * does not fit beside them), else they are streamed to it in chunks for each MSM. With the queries on the device and room beside them, the constraint matrices stay
  * there too and a, b, c and the witness check are computed on the GPU (G16_GPU_SPMV=0: on the
- * CPU); the backend line on stderr says which. */
+ * CPU); where they do not fit, the first circuit a worker takes in a call still is (its matrices
+ * staged for it in the MSMs' scratch memory) and the others on the CPU, overlapped with the GPU work;
+ * the backend line on stderr says which. */
 typedef struct {
     unsigned flags;
     const g16_fr *r, *s;
