@@ -2170,7 +2170,10 @@ static uint64_t cpu_spmv_spans(void) { return span_count("prove.synth/spmv") + s
 /* The pipeline with the batch's first circuit from the device's SpMV (G16_GPU_SPMV=first): batches
  * of 1 and 4 through one worker, a kept prover called twice, every witness MSM early, unchecked,
  * and two workers give the CPU's proofs byte for byte; the trace shows one device SpMV per worker
- * and call (its matrices staged ahead, so no wait span is missing) and the CPU's for the others. */
+ * and call (its matrices staged ahead, so no wait span is missing) and the CPU's for the others.
+ * On the fake GPU, with the staged matrices refused as out of memory, the GPU stage computes and
+ * checks the first circuit's rows on the CPU: the CPU's proofs, and the CPU's error for a broken
+ * row. */
 static void test_gpu_spmv_first_batch(void **state)
 {
     (void)state;
@@ -2232,6 +2235,31 @@ static void test_gpu_spmv_first_batch(void **state)
         assert_int_equal(g16_prove(gpu, f.p, f.r, (const g16_fr *const *)f.w, f.count, &nc, &err), G16_OK);
         expect_same_proofs(cpu, gpu, f.count, "unchecked");
     }
+#ifdef G16_FAKE_GPU
+    /* no room for the staged matrices after all (the card's memory taken since the plan): the first
+     * circuit's a, b, c and row check on the CPU, by the GPU stage, and the batch proves; a broken
+     * row there is named as the CPU names it */
+    g16__fake_gpu_fail_alloc_named("staged matrix");
+    memset(gpu, 0x5a, f.count * sizeof *gpu);
+    assert_int_equal(traced_prove(&f, gpu, "0", &err), G16_OK);
+    expect_same_proofs(cpu, gpu, f.count, "staging refused");
+    assert_int_equal(h_step_spans("gpu.spmv"), 0);
+    assert_int_equal(h_step_spans("prove.synth/spmv"), 1); /* (the GPU stage's, inside the H step) */
+    assert_int_equal(cpu_spmv_spans(), f.count - 1);
+    {
+        char cpu_msg[sizeof err.msg];
+        size_t k = g16_cs_num_inputs(f.cs) + 1;
+        g16_fr keep = f.w[0][k];
+        g16__fr_add(&f.w[0][k], &f.w[0][k], &f.w[0][0]);
+        assert_int_equal(prove_with(&f, gpu, "cpu", NULL, &err), G16_ERR_UNSATISFIED);
+        snprintf(cpu_msg, sizeof cpu_msg, "%s", err.msg);
+        assert_int_equal(prove_with(&f, gpu, "gpu", "0", &err), G16_ERR_UNSATISFIED);
+        if (strcmp(err.msg, cpu_msg) != 0)
+            fail_msg("staging refused, circuit 0 unsatisfied: '%s', the CPU said '%s'", err.msg, cpu_msg);
+        f.w[0][k] = keep;
+    }
+    g16__fake_gpu_fail_alloc_named(NULL);
+#endif
     /* two workers on the card: each one's first circuit (a worker may find none left) */
     memset(gpu, 0x5a, f.count * sizeof *gpu);
     assert_int_equal(traced_prove(&f, gpu, "0,0", &err), G16_OK);

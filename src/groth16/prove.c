@@ -469,6 +469,25 @@ static g16_status prove_synth(size_t idx, const struct g16_r1cs *r, const g16_fr
     return st == G16_OK ? synth_check(idx, r, w, hb, flags, rows_gpu, err) : st;
 }
 
+/* The H step of a circuit whose a, b, c the device computes (abc_dev: the batch's first, prove_gpu.h,
+ * g16__gpu_prover_spmv_first). Where its staged matrices find no room after all (G16_ERR_NOMEM: the
+ * card's memory taken since the plan, e.g. by another process), this thread computes a, b, c on the
+ * CPU as the synth thread does for the other circuits, checks the rows there when the batch is
+ * checked, and takes the H step from them: the circuit proves, later, instead of failing. *rows_gpu
+ * is then 0 (the device checked nothing). */
+static g16_status h_device_abc(size_t idx, const struct g16_r1cs *r, const g16_fr *w, worker *wk, h_buffers *hb,
+                               const g16_fr *wd, int rows_checked, int *rows_gpu, g16_error *err)
+{
+    g16_status st = g16__gpu_prover_h(wk->gp, NULL, NULL, NULL, wd, err);
+    if (st != G16_ERR_NOMEM || !hb->a)
+        return st;
+    *rows_gpu = 0;
+    if ((st = synth_eval(idx, r, w, hb, err)) == G16_OK &&
+        (st = synth_check(idx, r, w, hb, rows_checked ? 0 : G16_PROVE_NO_CHECK, 0, err)) == G16_OK)
+        st = g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, wd, err);
+    return st;
+}
+
 /* The rest of one proof, from a, b, c in hb: H, MSMs, assembly, decoding with every check and
  * self-verification. poll (GPU workers, may be NULL): called between the GPU MSMs (prove_gpu.h).
  * next (GPU workers, may be NULL): where the prover pairs, gives the next circuit's witness once
@@ -491,7 +510,7 @@ static g16_status prove_finish(g16_proof *proof, size_t idx, const struct g16_pa
     const g16_fr *wd = hb->w ? hb->w : w; /* the witness the GPU reads: the pinned copy if any */
     if (wk->gp) { /* (hb->a NULL, or abc_dev: from the witness, by the device's SpMV) */
         g16__gpu_prover_set_c_from_ab(wk->gp, rows_checked);
-        st = abc_dev ? g16__gpu_prover_h(wk->gp, NULL, NULL, NULL, pre ? NULL : wd, err)
+        st = abc_dev ? h_device_abc(idx, r, w, wk, hb, pre ? NULL : wd, rows_checked, &rows_gpu, err)
                      : g16__gpu_prover_h(wk->gp, hb->a, hb->b, hb->c, pre ? NULL : wd, err);
     } else {
         g16__ntt_groth16_h(wk->dom, hb->a, hb->b, hb->c);

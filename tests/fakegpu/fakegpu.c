@@ -39,6 +39,7 @@ static rec *fk_recs;
 static size_t fk_used[FK_MAX_DEV], fk_peak[FK_MAX_DEV];
 static uint64_t fk_calls, fk_fail;
 static uint64_t fk_allocs, fk_fail_alloc; /* allocation calls; the one refused as out of memory */
+static const char *fk_fail_named; /* allocations named so are refused as out of memory */
 static size_t fk_held; /* side copies held back, all contexts (atomic) */
 static int fk_sticky;                      /* an injected failure breaks every later call */
 static uint64_t fk_broken;                 /* the call that broke them (0: none) */
@@ -112,6 +113,14 @@ static g16_status fk_call(const char *expr, g16_error *err)
         return g16__error(err, G16_ERR_DEVICE, "%s@%s:%d: cudaErrorLaunchFailure (injected failure, call %llu)", expr,
                           __FILE__, __LINE__, (unsigned long long)k);
     return G16_OK;
+}
+
+void g16__fake_gpu_fail_alloc_named(const char *prefix)
+{
+    pthread_once(&fk_once, fk_init);
+    pthread_mutex_lock(&fk_mu);
+    fk_fail_named = prefix;
+    pthread_mutex_unlock(&fk_mu);
 }
 
 void g16__fake_gpu_fail_alloc_at(uint64_t k)
@@ -547,6 +556,12 @@ g16_status g16__gpu_alloc(g16__gpu *g, void **dev, size_t bytes, const char *wha
     rec *r = NULL;
     g16_status st;
     *dev = NULL;
+    pthread_mutex_lock(&fk_mu);
+    const char *named = fk_fail_named;
+    pthread_mutex_unlock(&fk_mu);
+    if (named && what && !strncmp(what, named, strlen(named)))
+        return g16__error(err, G16_ERR_NOMEM, "allocating %s (%zu bytes): gpu: cudaMalloc: out of device memory "
+                          "(injected failure by name)", what, bytes);
     if ((st = fk_call("cudaMalloc", err)) != G16_OK || (st = take(g, &r, bytes, what, 1, err)) != G16_OK)
         return st;
     *dev = r->p;

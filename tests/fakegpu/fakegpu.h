@@ -48,6 +48,9 @@ void g16__fake_gpu_sticky(int on);
 /* The k-th allocation (device, page-locked host, MSM scratch) counted from now is refused with
  * G16_ERR_NOMEM, as a full card would refuse it (k = 0: none). Resets the allocation count. */
 void g16__fake_gpu_fail_alloc_at(uint64_t k);
+/* Every device allocation whose name (g16__gpu_alloc's `what`) begins with `prefix` is refused with
+ * G16_ERR_NOMEM until the next call (NULL: none; the string must stay valid until then). */
+void g16__fake_gpu_fail_alloc_named(const char *prefix);
 /* Allocations since the last g16__fake_gpu_fail_alloc_at (or the start). */
 uint64_t g16__fake_gpu_allocs(void);
 /* Contexts opened on device dev since the start (which cards a prover's workers took). */
