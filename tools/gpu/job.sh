@@ -6,6 +6,9 @@
 #               full), log $PLOG.log (default prove27), trace trace27.json
 #     sanitize  compute-sanitizer memcheck of test_gpu_prove's tests matching $SFILTER (a cmocka
 #               pattern, default test_gpu_a_slot3; G16_GPU_TEST_SANITIZER=1), san.log
+#     first     the A/B of a batch's first circuit's SpMV on the device (thirty-third session): bench_gpu_prove
+#               27 27 bits 1, then 3, with G16_BENCH_MEM_LIMITS="X,X/G16_GPU_SPMV=resident[,X]", X = full on a
+#               card of at most 100 GB, else 79G (an 80 GB card's plan): first_b1.log, first_b3.log
 #     ntt       bench_gpu_ntt 27 20 (bench_ntt.md)
 #     msm       bench_gpu_msm 26 24 (bench_msm.md)
 # e.g. LIMITS="full,full/G16_GPU_A_SLOT3=0" BATCH=10 bash tools/gpu/job.sh tests proveab
@@ -41,6 +44,18 @@ for ph in "$@"; do
     echo "memcheck rc $?"
     grep -E "ERROR SUMMARY|LEAK SUMMARY|PASSED|FAILED" "$OUT/san.log" | tail -5
     ;;
+  first)
+    mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)
+    X=full
+    [ "${mib:-0}" -gt 102400 ] && X=79G
+    for b in 1 3; do
+      L="$X,$X/G16_GPU_SPMV=resident"
+      [ $b = 3 ] && L="$L,$X"
+      G16_BENCH_MEM_LIMITS="$L" timeout 280 "$D/bench_gpu_prove" 27 27 bits $b >"$OUT/first_b$b.log" 2>&1
+      echo "bench_gpu_prove (batch $b, $L) rc $?"
+      grep -E "^\||^g16:" "$OUT/first_b$b.log" | cut -c1-400
+    done
+    ;;
   ntt)
     timeout 120 "$D/bench_gpu_ntt" 27 20 "$OUT/bench_ntt.md" >"$OUT/bench_ntt.log" 2>&1
     echo "bench_gpu_ntt rc $?"
@@ -52,7 +67,7 @@ for ph in "$@"; do
     grep "^|" "$OUT/bench_msm.md"
     ;;
   *)
-    echo "unknown phase '$ph' (tests, proveab, sanitize, ntt, msm)" >&2
+    echo "unknown phase '$ph' (tests, proveab, sanitize, first, ntt, msm)" >&2
     exit 2
     ;;
   esac
