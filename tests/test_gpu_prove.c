@@ -2047,7 +2047,7 @@ static uint64_t spmv_first_step(g16__gpu_prover *gp, const fixture *f, const g16
  * staged, given back unused and staged again; from the witness the early witness MSMs left on the
  * device; with a pending a-slot copy into the vectors the SpMV fills (waited for, forgotten); a
  * witness that breaks a row gets that row from the device's check (the first failing, as the CPU
- * finds it); the device's free memory is back to its start after staging and after the prover. */
+ * finds it); staging takes device memory, and the prover leaves the device as it found it. */
 static void test_gpu_spmv_first(void **state)
 {
     (void)state;
