@@ -399,32 +399,38 @@ static void pin_release(g16__gpu_prover *gp)
     gp->pinned = 0;
 }
 
-/* Page-locks the five queries (G16_GPU_PIN_QUERIES=0: not, for A/B measurements). A failure only
- * means pageable uploads (the note says why, for the backend line). */
-static void pin_acquire(g16__gpu_prover *gp)
+/* Page-locks the ranges x[0..k), all or none (span `span`; G16_GPU_PIN_QUERIES=0: none, for A/B
+ * measurements). A failure only means pageable uploads: *note says which, and why (for the backend
+ * line). 1 when locked. */
+static int pin_all(const pin_range *x, int k, const char *span, char *note, size_t len)
 {
     const char *env = getenv("G16_GPU_PIN_QUERIES");
     g16_error e = {0, ""};
-    pin_range r[Q_COUNT];
-    int i = 0, k;
+    int i = 0;
     if (env && !strcmp(env, "0")) {
-        snprintf(gp->pin_note, sizeof gp->pin_note, "pageable (G16_GPU_PIN_QUERIES=0)");
-        return;
+        snprintf(note, len, "pageable (G16_GPU_PIN_QUERIES=0)");
+        return 0;
     }
-    g16__span sp = g16__span_begin("gpu.pin_queries");
-    k = pin_ranges(gp->p, r);
+    g16__span sp = g16__span_begin(span);
     for (; i < k; i++)
-        if (pin_one(r[i], &e) != G16_OK)
+        if (pin_one(x[i], &e) != G16_OK)
             break;
     g16__span_end(sp);
     if (i == k) {
-        gp->pinned = 1;
-        snprintf(gp->pin_note, sizeof gp->pin_note, "page-locked");
-        return;
+        snprintf(note, len, "page-locked");
+        return 1;
     }
     while (i-- > 0) /* the ones that worked */
-        unpin_one(r[i]);
-    snprintf(gp->pin_note, sizeof gp->pin_note, "pageable (%.120s)", e.msg);
+        unpin_one(x[i]);
+    snprintf(note, len, "pageable (%.100s)", e.msg);
+    return 0;
+}
+
+/* Page-locks the five queries for the streamed chunks' uploads. */
+static void pin_acquire(g16__gpu_prover *gp)
+{
+    pin_range r[Q_COUNT];
+    gp->pinned = pin_all(r, pin_ranges(gp->p, r), "gpu.pin_queries", gp->pin_note, sizeof gp->pin_note);
 }
 
 /* The matrices' and the dictionary's pages (the transient SpMV's uploads, mat_stage) as disjoint
@@ -453,33 +459,12 @@ static void mat_unpin(g16__gpu_prover *gp)
 }
 
 /* Page-locks the matrices for the transient SpMV's uploads (from pageable memory the driver stages
- * them at ~10 GB/s, several times slower; G16_GPU_PIN_QUERIES=0 leaves them pageable too). A
- * failure (a range that overlaps one registered already, e.g. by the queries of a small circuit
- * sharing its pages) only means pageable uploads; the note says so. */
+ * them at ~10 GB/s, several times slower). A range that overlaps one registered already (e.g. by
+ * the queries of a small circuit sharing its pages) leaves them pageable. */
 static void mat_pin(g16__gpu_prover *gp, char *note, size_t len)
 {
-    const char *env = getenv("G16_GPU_PIN_QUERIES");
-    g16_error e = {0, ""};
     pin_range x[MAT_RANGES];
-    int i = 0, k;
-    if (env && !strcmp(env, "0")) {
-        snprintf(note, len, "pageable (G16_GPU_PIN_QUERIES=0)");
-        return;
-    }
-    g16__span sp = g16__span_begin("gpu.pin_matrices");
-    k = mat_ranges(gp->r, x);
-    for (; i < k; i++)
-        if (pin_one(x[i], &e) != G16_OK)
-            break;
-    g16__span_end(sp);
-    if (i == k) {
-        gp->mat_pinned = 1;
-        snprintf(note, len, "page-locked");
-        return;
-    }
-    while (i-- > 0)
-        unpin_one(x[i]);
-    snprintf(note, len, "pageable: %.100s", e.msg);
+    gp->mat_pinned = pin_all(x, mat_ranges(gp->r, x), "gpu.pin_matrices", note, len);
 }
 
 /* ---- streaming: the next chunk uploaded while the current one runs ----
