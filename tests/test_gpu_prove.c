@@ -2240,12 +2240,17 @@ static void test_gpu_spmv_first_batch(void **state)
      * circuit's a, b, c and row check on the CPU, by the GPU stage, and the batch proves; a broken
      * row there is named as the CPU names it */
     g16__fake_gpu_fail_alloc_named("staged matrix");
-    memset(gpu, 0x5a, f.count * sizeof *gpu);
-    assert_int_equal(traced_prove(&f, gpu, "0", &err), G16_OK);
-    expect_same_proofs(cpu, gpu, f.count, "staging refused");
-    assert_int_equal(h_step_spans("gpu.spmv"), 0);
-    assert_int_equal(h_step_spans("prove.synth/spmv"), 1); /* (the GPU stage's, inside the H step) */
-    assert_int_equal(cpu_spmv_spans(), f.count - 1);
+    for (int e2 = 0; e2 < 2; e2++) { /* (then with every witness MSM early: the step after them) */
+        char *saved_early = e2 ? env_set("G16_GPU_EARLY_W", "2") : NULL;
+        memset(gpu, 0x5a, f.count * sizeof *gpu);
+        assert_int_equal(traced_prove(&f, gpu, "0", &err), G16_OK);
+        expect_same_proofs(cpu, gpu, f.count, e2 ? "staging refused, witness MSMs early" : "staging refused");
+        assert_int_equal(h_step_spans("gpu.spmv"), 0);
+        assert_int_equal(h_step_spans("prove.synth/spmv"), 1); /* (the GPU stage's, inside the H step) */
+        assert_int_equal(cpu_spmv_spans(), f.count - 1);
+        if (e2)
+            env_restore("G16_GPU_EARLY_W", saved_early);
+    }
     {
         char cpu_msg[sizeof err.msg];
         size_t k = g16_cs_num_inputs(f.cs) + 1;
