@@ -34,6 +34,14 @@ typedef struct {
     int running; /* th started, not joined yet */
 } chunk_up;
 
+/* The three matrices' packed words and row pointers (32- or 64-bit as the r1cs has them) and the
+ * coefficient dictionary on the device (mats_alloc / mats_upload / mats_free). */
+typedef struct {
+    uint32_t *words[3];
+    void *rp[3];
+    g16_fr *coeffs;
+} dev_mats;
+
 struct g16__gpu_prover {
     g16__gpu *gpu;
     g16__gpu_ntt *ntt;
@@ -130,19 +138,15 @@ struct g16__gpu_prover {
     int spmv;
     g16_fr *dw_spare; /* SpMV on: the prefetch's spare witness (NULL without prefetch) */
     char spmv_note[256]; /* why not, when the matrices did not fit (for g16__gpu_prover_describe) */
-    uint32_t *dwords[3];
-    void *drp[3];
-    g16_fr *dcoeffs;
+    dev_mats mres;
     int dw_early;
     /* The same for one circuit at a time where the matrices do not stay (prove_gpu.h,
      * g16__gpu_prover_spmv_first): spmv_first says the route is open, mat_pinned that the
-     * matrices' host memory is page-locked (the ranges in mat_pin); tr_* the staged copy in scratch
-     * memory (tr_staged: allocated and enqueued, until the H step or _unstage gives it back), its
-     * last 8 bytes the rows' verdict (tr_check). */
+     * matrices' host memory is page-locked (the ranges in mat_pin); mtr the staged copy in scratch
+     * memory (tr_staged: allocated and enqueued, until the H step or _unstage gives it back), the
+     * word after its dictionary the rows' verdict (tr_check). */
     int spmv_first, mat_pinned, tr_staged;
-    uint32_t *tr_words[3];
-    void *tr_rp[3];
-    g16_fr *tr_coeffs;
+    dev_mats mtr;
     uint64_t *tr_check;
     g16_fr *dscal; /* device: the compacted a / b scalars: dabc + n (the H step's b and c, free once H
                     * is computed) when they fit there, else an allocation of its own (dscal_own) */
@@ -572,31 +576,28 @@ static void q_destroy_all(g16__gpu_prover *gp)
     }
 }
 
-/* The SpMV's matrices and dictionary freed (waits for the device: g16__gpu_free). */
-static void spmv_free(g16__gpu_prover *gp)
+/* d's buffers freed: from g16__gpu_alloc (waits for the device), or with scratch from the device's
+ * pool (stream-ordered: work enqueued before still reads them; never waits). */
+static void mats_free(g16__gpu_prover *gp, dev_mats *d, int scratch)
 {
-    for (int k = 0; k < 3; k++) {
-        g16__gpu_free(gp->gpu, gp->dwords[k]);
-        g16__gpu_free(gp->gpu, gp->drp[k]);
-        gp->dwords[k] = NULL;
-        gp->drp[k] = NULL;
+    void **p[7] = {(void **)&d->words[0], (void **)&d->words[1], (void **)&d->words[2], &d->rp[0], &d->rp[1],
+                   &d->rp[2], (void **)&d->coeffs};
+    for (int k = 0; k < 7; k++) {
+        if (scratch)
+            g16__gpu_scratch_free(gp->gpu, *p[k]);
+        else
+            g16__gpu_free(gp->gpu, *p[k]);
+        *p[k] = NULL;
     }
-    g16__gpu_free(gp->gpu, gp->dcoeffs);
-    gp->dcoeffs = NULL;
 }
 
-/* The transient SpMV's staged matrices given back to the device's pool (stream-ordered: work
- * enqueued before still reads them; never waits). */
+/* The resident SpMV's matrices and dictionary freed (waits for the device). */
+static void spmv_free(g16__gpu_prover *gp) { mats_free(gp, &gp->mres, 0); }
+
+/* The transient SpMV's staged matrices given back to the device's pool (never waits). */
 static void mat_unstage(g16__gpu_prover *gp)
 {
-    for (int k = 0; k < 3; k++) {
-        g16__gpu_scratch_free(gp->gpu, gp->tr_words[k]);
-        g16__gpu_scratch_free(gp->gpu, gp->tr_rp[k]);
-        gp->tr_words[k] = NULL;
-        gp->tr_rp[k] = NULL;
-    }
-    g16__gpu_scratch_free(gp->gpu, gp->tr_coeffs);
-    gp->tr_coeffs = NULL;
+    mats_free(gp, &gp->mtr, 1);
     gp->tr_check = NULL;
     gp->tr_staged = 0;
 }
@@ -1204,6 +1205,44 @@ static size_t matrix_bytes(const struct g16_r1cs *r, int k)
     return m->nwords * 4 + (r->num_constraints + 1) * (m->rp32 ? 4 : 8);
 }
 
+/* d's buffers for gp->r's matrices and dictionary (nothing uploaded): with g16__gpu_alloc, or with
+ * scratch from the device's pool and one element more after the dictionary (the staged set's rows'
+ * verdict). A failure leaves what was allocated in d (mats_free gives it back). */
+static g16_status mats_alloc(g16__gpu_prover *gp, dev_mats *d, int scratch, g16_error *err)
+{
+    g16_status st = G16_OK;
+    const struct g16_r1cs *r = gp->r;
+    g16_status (*alloc)(g16__gpu *, void **, size_t, const char *, g16_error *) =
+        scratch ? g16__gpu_scratch_alloc : g16__gpu_alloc;
+    for (int k = 0; k < 3 && st == G16_OK; k++) {
+        const g16__csr *m = &r->mat[k];
+        if ((st = alloc(gp->gpu, (void **)&d->words[k], m->nwords ? m->nwords * 4 : 4,
+                        scratch ? "staged matrix words" : "matrix words", err)) == G16_OK)
+            st = alloc(gp->gpu, &d->rp[k], (r->num_constraints + 1) * (m->rp32 ? 4 : 8),
+                       scratch ? "staged matrix row pointers" : "matrix row pointers", err);
+    }
+    if (st == G16_OK)
+        st = alloc(gp->gpu, (void **)&d->coeffs, (r->num_coeffs + !!scratch) * sizeof(g16_fr),
+                   scratch ? "staged coefficients" : "coefficients", err);
+    return st;
+}
+
+/* d's copies from gp->r's host arrays, enqueued on the stream. */
+static g16_status mats_upload(g16__gpu_prover *gp, dev_mats *d, g16_error *err)
+{
+    g16_status st = G16_OK;
+    const struct g16_r1cs *r = gp->r;
+    for (int k = 0; k < 3 && st == G16_OK; k++) {
+        const g16__csr *m = &r->mat[k];
+        const void *rp = m->rp32 ? (const void *)m->rp32 : (const void *)m->rp64;
+        if (!m->nwords || (st = g16__gpu_upload(gp->gpu, d->words[k], m->w, m->nwords * 4, err)) == G16_OK)
+            st = g16__gpu_upload(gp->gpu, d->rp[k], rp, (r->num_constraints + 1) * (m->rp32 ? 4 : 8), err);
+    }
+    if (st == G16_OK && r->num_coeffs)
+        st = g16__gpu_upload(gp->gpu, d->coeffs, r->coeffs, r->num_coeffs * sizeof(g16_fr), err);
+    return st;
+}
+
 /* G16_GPU_SPMV: unset, empty or 1: A·w, B·w, C·w on the device when the queries are resident and
  * the matrices fit beside them with the largest MSM's scratch kept free, else for each batch's
  * first circuit in that scratch (spmv_first_setup); "resident": the first alone (the rule before,
@@ -1259,15 +1298,7 @@ static g16_status spmv_create(g16__gpu_prover *gp, g16_error *err)
     }
     if (st != G16_OK)
         goto fail;
-    for (int k = 0; k < 3 && st == G16_OK; k++) {
-        const g16__csr *m = &r->mat[k];
-        if ((st = g16__gpu_alloc(gp->gpu, (void **)&gp->dwords[k], m->nwords ? m->nwords * 4 : 4, "matrix words",
-                                 &e)) == G16_OK)
-            st = g16__gpu_alloc(gp->gpu, &gp->drp[k], (r->num_constraints + 1) * (m->rp32 ? 4 : 8),
-                                "matrix row pointers", &e);
-    }
-    if (st == G16_OK)
-        st = g16__gpu_alloc(gp->gpu, (void **)&gp->dcoeffs, r->num_coeffs * sizeof(g16_fr), "coefficients", &e);
+    st = mats_alloc(gp, &gp->mres, 0, &e);
     if (st == G16_OK && !gp->dcheck)
         st = g16__gpu_alloc(gp->gpu, (void **)&gp->dcheck, sizeof *gp->dcheck, "witness check verdict", &e);
     if (st != G16_OK) {
@@ -1276,14 +1307,7 @@ static g16_status spmv_create(g16__gpu_prover *gp, g16_error *err)
         return G16_OK;
     }
     g16__span sp = g16__span_begin("gpu.upload_matrices");
-    for (int k = 0; k < 3 && st == G16_OK; k++) {
-        const g16__csr *m = &r->mat[k];
-        const void *rp = m->rp32 ? (const void *)m->rp32 : (const void *)m->rp64;
-        if (!m->nwords || (st = g16__gpu_upload(gp->gpu, gp->dwords[k], m->w, m->nwords * 4, &e)) == G16_OK)
-            st = g16__gpu_upload(gp->gpu, gp->drp[k], rp, (r->num_constraints + 1) * (m->rp32 ? 4 : 8), &e);
-    }
-    if (st == G16_OK &&
-        (st = g16__gpu_upload(gp->gpu, gp->dcoeffs, r->coeffs, r->num_coeffs * sizeof(g16_fr), &e)) == G16_OK)
+    if ((st = mats_upload(gp, &gp->mres, &e)) == G16_OK)
         st = g16__gpu_sync(gp->gpu, &e);
     g16__span_end(sp);
     if (st != G16_OK)
@@ -1973,8 +1997,7 @@ static int pf_holds(const g16__gpu_prover *gp, const g16_fr *a, const g16_fr *b,
  * waited for inside it so that it is the kernels' time: not the side stream, where the next
  * circuit's witness may be crossing PCIe, which the whole-context sync waited for, 2.4x the
  * kernels' time at 2^27 on the H200). */
-static g16_status spmv_abc(g16__gpu_prover *gp, uint32_t *const *words, void *const *rp, const g16_fr *coeffs,
-                           g16_error *err)
+static g16_status spmv_abc(g16__gpu_prover *gp, const dev_mats *d, g16_error *err)
 {
     g16_status st = G16_OK;
     const struct g16_r1cs *r = gp->r;
@@ -1982,8 +2005,9 @@ static g16_status spmv_abc(g16__gpu_prover *gp, uint32_t *const *words, void *co
     g16__span sp = g16__span_begin_n("gpu.spmv", r->num_constraints);
     for (int k = 0; k < 3 && st == G16_OK; k++) {
         int wide = r->mat[k].rp32 == NULL;
-        st = g16__gpu_spmv(gp->gpu, gp->dabc + k * n, n, r->num_constraints, wide ? NULL : (const uint32_t *)rp[k],
-                           wide ? (const uint64_t *)rp[k] : NULL, words[k], coeffs, gp->dw, err);
+        st = g16__gpu_spmv(gp->gpu, gp->dabc + k * n, n, r->num_constraints,
+                           wide ? NULL : (const uint32_t *)d->rp[k], wide ? (const uint64_t *)d->rp[k] : NULL,
+                           d->words[k], d->coeffs, gp->dw, err);
     }
     if (st == G16_OK)
         st = g16__gpu_sync_main(gp->gpu, err);
@@ -2041,27 +2065,13 @@ static g16_status take_prefetch_locked(g16__gpu_prover *gp, g16_fr **cur, g16_fr
  * left in flight). */
 static g16_status mat_stage(g16__gpu_prover *gp, g16_error *err)
 {
-    g16_status st = G16_OK;
-    const struct g16_r1cs *r = gp->r;
-    size_t cb = r->num_coeffs * sizeof(g16_fr);
+    g16_status st;
     if (gp->tr_staged)
         return G16_OK;
     gp->tr_staged = 1;
-    g16__span sp = g16__span_begin_n("gpu.stage_matrices", spmv_bytes(r));
-    for (int k = 0; k < 3 && st == G16_OK; k++) {
-        const g16__csr *m = &r->mat[k];
-        size_t rpb = (r->num_constraints + 1) * (m->rp32 ? 4 : 8);
-        const void *rp = m->rp32 ? (const void *)m->rp32 : (const void *)m->rp64;
-        if ((st = g16__gpu_scratch_alloc(gp->gpu, (void **)&gp->tr_words[k], m->nwords ? m->nwords * 4 : 4,
-                                         "staged matrix words", err)) == G16_OK &&
-            (st = g16__gpu_scratch_alloc(gp->gpu, &gp->tr_rp[k], rpb, "staged matrix row pointers", err)) == G16_OK &&
-            (!m->nwords || (st = g16__gpu_upload(gp->gpu, gp->tr_words[k], m->w, m->nwords * 4, err)) == G16_OK))
-            st = g16__gpu_upload(gp->gpu, gp->tr_rp[k], rp, rpb, err);
-    }
-    if (st == G16_OK && (st = g16__gpu_scratch_alloc(gp->gpu, (void **)&gp->tr_coeffs, cb + sizeof(g16_fr),
-                                                     "staged coefficients", err)) == G16_OK &&
-        (!cb || (st = g16__gpu_upload(gp->gpu, gp->tr_coeffs, r->coeffs, cb, err)) == G16_OK))
-        gp->tr_check = (uint64_t *)(gp->tr_coeffs + r->num_coeffs);
+    g16__span sp = g16__span_begin_n("gpu.stage_matrices", spmv_bytes(gp->r));
+    if ((st = mats_alloc(gp, &gp->mtr, 1, err)) == G16_OK && (st = mats_upload(gp, &gp->mtr, err)) == G16_OK)
+        gp->tr_check = (uint64_t *)(gp->mtr.coeffs + gp->r->num_coeffs);
     g16__span_end(sp);
     if (st != G16_OK) {
         (void)g16__gpu_sync(gp->gpu, NULL);
@@ -2107,8 +2117,7 @@ static g16_status h_inputs_spmv(g16__gpu_prover *gp, const g16_fr *w, int dw_ear
     }
     if (st != G16_OK)
         return st;
-    return gp->spmv ? spmv_abc(gp, gp->dwords, gp->drp, gp->dcoeffs, err)
-                    : spmv_abc(gp, gp->tr_words, gp->tr_rp, gp->tr_coeffs, err);
+    return spmv_abc(gp, gp->spmv ? &gp->mres : &gp->mtr, err);
 }
 
 /* The H step's a, b, c from the host into the current set: the prefetched set when it holds
